@@ -1,0 +1,87 @@
+// A validated experiment: the value types every engine consumes.
+//
+// Produced only by sim/config (the one layer that knows JSON key names) after all per-field and
+// cross-field checks passed; consumers may rely on the invariants listed per field.
+#pragma once
+
+#include <string>
+
+#include "models/device.hpp"
+#include "models/precision.hpp"
+#include "models/transformer.hpp"
+#include "schedules/schedule_kind.hpp"
+#include "sim/core/units.hpp"
+
+namespace clustersim {
+
+/// A point-to-point or per-device link class: bandwidth per direction, latency, protocol efficiency.
+struct LinkSpec {
+  BytesPerSecond bandwidth{0};  // per direction
+  Seconds latency{0};
+  double efficiency = 1.0;      // fraction of `bandwidth` a large collective reaches (NCCL protocol etc.)
+};
+
+enum class NodeFabric { nvswitch, nvlink_mesh, pcie, torus_ici, wafer };
+
+struct NodeSpec {
+  std::string name;
+  DeviceSpec device;
+  int devices_per_node = 8;      // > 0
+  NodeFabric fabric = NodeFabric::nvswitch;
+  LinkSpec intra;                // per device into the node fabric (e.g. NVLink 300 GB/s per direction)
+  int nics = 8;                  // scale-out NICs per node, >= 0
+  LinkSpec nic;                  // per NIC
+  Watts host_power{0};           // CPUs, DRAM, fans, PSU losses per node (energy issue)
+};
+
+struct NetworkSpec {
+  std::string topology = "fat-tree";  // scale-out fabric kind; refined by the topology layer
+  double oversubscription = 1.0;      // >= 1; bandwidth divisor on the upper tiers
+};
+
+struct ClusterSpec {
+  std::string name;
+  NodeSpec node;
+  int nodes = 1;  // > 0
+  NetworkSpec network;
+  [[nodiscard]] int devices() const { return nodes * node.devices_per_node; }
+};
+
+enum class Recompute { none, selective, full };
+enum class Optimizer { adam, sgd };
+
+struct ParallelismSpec {
+  int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;  // tp*pp*dp*cp == devices
+  int vp = 1;                                  // interleaved chunks per pipeline rank (>1 only interleaved)
+  bool sequence_parallel = false;              // Korthikanti 2022 sequence parallelism (needs tp > 1)
+  int zero_stage = 0;                          // 0..3; FSDP is zero_stage 3
+  ScheduleKind schedule = ScheduleKind::one_f_one_b;
+  bool tp_comm_overlap = false;                // overlap TP collectives with GEMMs (Megatron-Core)
+};
+
+struct TrainingSpec {
+  int micro_batch = 1;        // sequences per micro-batch per DP rank
+  int global_batch = 1;       // sequences per optimizer step; micro_batch * dp divides it
+  int seq_len = 0;            // tokens per sequence (> 0)
+  Precision precision = Precision::bf16;        // compute precision of the GEMMs
+  Precision gradient_precision = Precision::fp32;  // precision of the gradient reduction buffers
+  bool master_weights_fp32 = true;              // mixed precision keeps fp32 master weights
+  Recompute recompute = Recompute::none;
+  Optimizer optimizer = Optimizer::adam;
+  bool overlap_grad_reduce = true;              // DP gradient buckets overlap the backward pass
+  bool flash_attention = true;                  // fused attention (no s^2 activations in HBM)
+
+  [[nodiscard]] int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
+};
+
+struct Scenario {
+  std::string name;
+  std::string source_file;  // where the experiment came from ("" for built-in)
+  ClusterSpec cluster;
+  TransformerSpec model;
+  ParallelismSpec parallelism;
+  TrainingSpec training;
+  std::string engine = "analytic";
+};
+
+}  // namespace clustersim

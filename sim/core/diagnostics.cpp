@@ -1,0 +1,44 @@
+#include "sim/core/diagnostics.hpp"
+
+#include <fmt/format.h>
+
+namespace clustersim {
+namespace {
+std::string join(const std::vector<Diagnostic>& ds) {
+  std::string out;
+  for (const auto& d : ds) {
+    if (!out.empty()) out += '\n';
+    out += d.to_string();
+  }
+  return out;
+}
+}  // namespace
+
+std::string Diagnostic::to_string() const {
+  if (file.empty()) return fmt::format("{}: {}", pointer.empty() ? "/" : pointer, message);
+  return fmt::format("{}:{}: {}", file, pointer.empty() ? "/" : pointer, message);
+}
+
+ConfigError::ConfigError(std::vector<Diagnostic> diagnostics)
+    : std::runtime_error(join(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+
+ConfigError::ConfigError(std::string file, std::string pointer, std::string message)
+    : ConfigError(std::vector<Diagnostic>{{std::move(file), std::move(pointer), std::move(message)}}) {}
+
+void Diagnostics::add(std::string file, std::string pointer, std::string message) {
+  items_.push_back({std::move(file), std::move(pointer), std::move(message)});
+}
+
+void Diagnostics::merge(const ConfigError& e) {
+  for (const auto& d : e.diagnostics()) items_.push_back(d);
+}
+
+void Diagnostics::throw_if_any() const {
+  if (!items_.empty()) throw ConfigError(items_);
+}
+
+void fail_assertion(const char* expr, const char* file, int line, const std::string& what) {
+  throw InternalError(fmt::format("internal error at {}:{}: {} ({})", file, line, what, expr));
+}
+
+}  // namespace clustersim
