@@ -1,0 +1,36 @@
+// Everything the energy model needs about one experiment: the `energy` section of an experiment file.
+//
+// Filled by sim/config (the only layer that reads JSON) from the `energy` section and the catalogs in
+// configs/energy/; the JSON keys are listed in docs/energy.md. validate() reports every problem with a
+// JSON pointer below the section, e.g. {"", "/energy/pue", "PUE must be >= 1, got 0.9"}.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/energy/device_power.hpp"
+#include "models/energy/energy_units.hpp"
+#include "models/energy/network_power.hpp"
+#include "models/energy/node_power.hpp"
+#include "models/energy/pricing.hpp"
+#include "models/energy/storage_power.hpp"
+#include "sim/core/diagnostics.hpp"
+
+namespace clustersim {
+
+struct EnergySpec {
+  DevicePower device;                  // /device
+  NodePower node;                      // /node
+  NetworkPower network;                // /network
+  StoragePower storage;                // /storage
+  double pue = 1.0;                    // /pue: facility energy / IT energy, >= 1
+  CarbonIntensity carbon_intensity{0}; // /carbon_intensity: grid kg CO2e per J, >= 0
+  Pricing pricing;                     // /price
+  std::optional<Watts> power_cap;      // /power_cap: per-device cap, none = default limit
+
+  /// Every problem found, pointers prefixed by `pointer` (the section's own pointer).
+  [[nodiscard]] std::vector<Diagnostic> validate(const std::string& pointer = "/energy") const;
+};
+
+}  // namespace clustersim
