@@ -1,0 +1,97 @@
+#include "schedules/pipeline_deps.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "schedules/stage_op_cursor.hpp"
+
+namespace clustersim {
+
+namespace {
+
+void require_valid(const ScheduleSpec& spec, int stage, const char* fn) {
+  if (!is_valid(spec)) {
+    const auto problems = check(spec);
+    throw std::invalid_argument(std::string(fn) + ": " + (problems.empty() ? "invalid spec" : problems.front()));
+  }
+  if (stage < 0 || stage >= spec.stages) {
+    throw std::invalid_argument(std::string(fn) + ": stage " + std::to_string(stage) + " is outside [0, " +
+                                std::to_string(spec.stages) + ")");
+  }
+}
+
+void require_op(const ScheduleSpec& spec, const PipelineOp& op) {
+  if (op.microbatch < 0 || op.microbatch >= spec.microbatches || op.chunk < 0 || op.chunk >= spec.chunks) {
+    throw std::invalid_argument("data_dependency: op " + to_string(op) + " is outside microbatches [0, " +
+                                std::to_string(spec.microbatches) + ") or chunks [0, " +
+                                std::to_string(spec.chunks) + ")");
+  }
+  const bool split = spec.kind == ScheduleKind::zero_bubble_h1;
+  const bool split_kind = op.kind == OpKind::backward_input || op.kind == OpKind::backward_weight;
+  if (op.kind != OpKind::forward && split != split_kind) {
+    throw std::invalid_argument("data_dependency: " + std::string(to_string(spec.kind)) + " has no " +
+                                std::string(to_string(op.kind)) + " ops");
+  }
+}
+
+}  // namespace
+
+std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const PipelineOp& op) {
+  require_valid(spec, stage, "data_dependency");
+  require_op(spec, op);
+  const int p = spec.stages;
+  const int virtual_stage = op.chunk * p + stage;
+  const int last_virtual_stage = spec.chunks * p - 1;
+  switch (op.kind) {
+    case OpKind::forward: {
+      if (virtual_stage == 0) return std::nullopt;
+      const int k = virtual_stage - 1;
+      return OpRef{k % p, {OpKind::forward, op.microbatch, k / p}};
+    }
+    case OpKind::backward:
+    case OpKind::backward_input: {
+      if (virtual_stage == last_virtual_stage) return OpRef{stage, {OpKind::forward, op.microbatch, op.chunk}};
+      const int k = virtual_stage + 1;
+      return OpRef{k % p, {op.kind, op.microbatch, k / p}};
+    }
+    case OpKind::backward_weight: return OpRef{stage, {OpKind::backward_input, op.microbatch, op.chunk}};
+  }
+  return std::nullopt;
+}
+
+int peak_inflight_activations(const ScheduleSpec& spec, int stage) {
+  require_valid(spec, stage, "peak_inflight_activations");
+  StageOpCursor cursor(spec, stage);
+  int held = 0, peak = 0;
+  while (!cursor.done()) {
+    switch (cursor.next().kind) {
+      case OpKind::forward: peak = std::max(peak, ++held); break;
+      case OpKind::backward:
+      case OpKind::backward_weight: --held; break;
+      case OpKind::backward_input: break;
+    }
+  }
+  return peak;
+}
+
+Bytes peak_activation_memory(const ScheduleSpec& spec, int stage, Bytes per_forward, Bytes kept_for_weight_grad) {
+  require_valid(spec, stage, "peak_activation_memory");
+  if (per_forward < Bytes(0) || kept_for_weight_grad < Bytes(0)) {
+    throw std::invalid_argument("peak_activation_memory: activation sizes must be >= 0 bytes");
+  }
+  StageOpCursor cursor(spec, stage);
+  Bytes held(0), peak(0);
+  while (!cursor.done()) {
+    switch (cursor.next().kind) {
+      case OpKind::forward: held += per_forward; break;
+      case OpKind::backward: held -= per_forward; break;
+      case OpKind::backward_input: held += kept_for_weight_grad - per_forward; break;
+      case OpKind::backward_weight: held -= kept_for_weight_grad; break;
+    }
+    peak = max(peak, held);
+  }
+  return peak;
+}
+
+}  // namespace clustersim

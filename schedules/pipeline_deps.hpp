@@ -1,0 +1,62 @@
+// Dependency and lifetime rules between pipeline ops.
+//
+// Virtual stages: with v chunks per stage, chunk c on pipeline stage s is global virtual stage
+// k = c * p + s (round-robin chunk assignment, Narayanan et al. SC'21 Section 2.2.2); the model's layers
+// run through virtual stages 0 .. v*p-1 in order. Without interleaving k = s.
+//
+// Data dependencies (the op whose output an op consumes):
+//   forward  of mb on virtual stage k   <- forward of mb on k-1 (none for k = 0: it reads the batch)
+//   backward of mb on virtual stage k   <- backward of mb on k+1; on the last virtual stage, its own
+//                                          forward (the loss)
+//   backward_input on k                 <- backward_input of mb on k+1 (or own forward on the last)
+//   backward_weight                     <- backward_input of the same mb and chunk, same stage
+// Every backward also reads the activations its own forward stored; that forward always precedes it in
+// the stage's op order, so it is a same-stage ordering, not listed here.
+#pragma once
+
+#include <optional>
+
+#include "schedules/pipeline_op.hpp"
+#include "schedules/pipeline_schedule.hpp"
+#include "sim/core/units.hpp"
+
+namespace clustersim {
+
+struct OpRef {
+  int stage = 0;  // physical pipeline stage that runs `op`
+  PipelineOp op;
+
+  friend bool operator==(const OpRef&, const OpRef&) = default;
+};
+
+/// The op whose output `op` (run on `stage`) consumes; std::nullopt for a forward of virtual stage 0.
+/// Preconditions (std::invalid_argument otherwise): is_valid(spec), 0 <= stage < p,
+/// 0 <= op.microbatch < m, 0 <= op.chunk < v, op.kind is a kind the schedule uses
+/// (backward_input/backward_weight only in zb-h1, backward only outside it). O(1), no allocation.
+std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const PipelineOp& op);
+
+/// Whether consuming `dep` on `consumer_stage` needs a point-to-point transfer between devices
+/// (false when producer and consumer are the same physical stage, e.g. a backward reading its forward,
+/// a W reading its B, or two chunks on one stage when p = 1).
+inline bool crosses_stage(int consumer_stage, const OpRef& dep) { return dep.stage != consumer_stage; }
+
+/// Peak number of (microbatch, chunk) activation sets that `stage` holds at once under this schedule,
+/// in units of one chunk's activations of one microbatch, found by walking the stage's op order: a
+/// forward adds one; the fused backward, or for split backwards the backward_weight, releases it.
+/// Closed forms (checked by tests): gpipe m; 1f1b min(p - s, m); interleaved-1f1b
+/// min(2(p - s - 1) + (v - 1)p + 1, v m), i.e. v p + p - 1 on stage 0 = p (1 + (p-1)/(p v)) stage-sized
+/// units, Korthikanti et al. 2022, Section 4.3; zb-h1 min(p, m) on every stage (Qi et al. 2024,
+/// Section 3.1: same peak as 1F1B's first stage).
+/// Preconditions as build_schedule plus 0 <= stage < p. O(ops on the stage), no allocation.
+int peak_inflight_activations(const ScheduleSpec& spec, int stage);
+
+/// Peak activation memory of `stage` when a forward stores `per_forward` (M_B) and, for split
+/// backwards, the backward_input frees all of it but `kept_for_weight_grad` (M_W), which the
+/// backward_weight frees (Qi et al. 2024, Table 1: F +M_B, B +M_W - M_B, W -M_W). For fused backwards
+/// `kept_for_weight_grad` is unused. With kept_for_weight_grad = per_forward this is
+/// peak_inflight_activations() * per_forward. Precondition: both >= 0, plus those of
+/// peak_inflight_activations(). O(ops on the stage), no allocation.
+Bytes peak_activation_memory(const ScheduleSpec& spec, int stage, Bytes per_forward,
+                             Bytes kept_for_weight_grad);
+
+}  // namespace clustersim

@@ -1,0 +1,62 @@
+// Pipeline schedules as per-stage op orders: which forward/backward op each pipeline stage runs, in order.
+//
+// A schedule is a pure function of (kind, p = stages, m = microbatches, v = chunks). Stage s runs its list
+// front to back; an op may start once the previous op on the stage has finished and its data dependency
+// (schedules/pipeline_deps.hpp) has been produced. Op times and transfers are not part of the schedule.
+//
+// Schedules (docs/schedules.md gives the op order rules, warm-up counts and memory of each):
+//   gpipe             all m forwards, then all m backwards in reverse microbatch order
+//                     (Huang et al., "GPipe", NeurIPS 2019, Fig. 2c).
+//   1f1b              warm-up of min(p-s-1, m) forwards, then one forward / one backward, then the
+//                     remaining backwards (PipeDream-Flush, Narayanan et al., ICML 2021; Megatron-LM
+//                     forward_backward_pipelining_without_interleaving).
+//   interleaved-1f1b  v model chunks per stage; global virtual stage = chunk * p + stage; microbatches
+//                     visit chunks in groups of p; warm-up of min(2(p-s-1) + (v-1)p, v*m) forwards
+//                     (Narayanan et al., SC'21, Section 2.2.2; Megatron-LM
+//                     forward_backward_pipelining_with_interleaving with microbatch group size p).
+//   zb-h1             1F1B with the backward split into B (input gradient) and W (weight gradient);
+//                     stage s runs its first s W's late, to fill the drain bubble, keeping 1F1B's
+//                     in-flight bound of p microbatches (Qi et al., ICLR 2024, Section 3.1, Fig. 3;
+//                     sail-sg/zero-bubble-pipeline-parallelism branch zb-h1-quick-start).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schedules/pipeline_op.hpp"
+#include "schedules/schedule_kind.hpp"
+
+namespace clustersim {
+
+struct ScheduleSpec {
+  ScheduleKind kind = ScheduleKind::one_f_one_b;
+  int stages = 1;        // p, pipeline-parallel degree
+  int microbatches = 1;  // m, microbatches per optimizer step
+  int chunks = 1;        // v, model chunks per stage (> 1 only for interleaved-1f1b)
+};
+
+/// Checks the preconditions of every function in schedules/. Returns one human-readable sentence per
+/// problem (empty if the spec is valid), e.g. "interleaved-1f1b needs microbatches (6) divisible by
+/// stages (4)". Requirements: p, m, v >= 1; v > 1 only with interleaved-1f1b; interleaved-1f1b needs
+/// m divisible by p (Megatron-LM raises the same error when m % p != 0 with microbatch group size p);
+/// p * v and 3 * v * m fit in an int.
+std::vector<std::string> check(const ScheduleSpec& spec);
+
+/// True when check(spec) would be empty; allocation-free.
+bool is_valid(const ScheduleSpec& spec);
+
+/// Number of ops every stage runs: 2*v*m with a fused backward, 3*m for zb-h1.
+/// Precondition: is_valid(spec) (throws std::invalid_argument otherwise).
+int ops_per_stage(const ScheduleSpec& spec);
+
+/// Per-stage op order, index = pipeline stage 0..p-1. Each stage holds, for every (microbatch, chunk),
+/// exactly one forward and one backward (or one backward_input and one backward_weight).
+/// Throws std::invalid_argument, with the sentences of check(), if the spec is invalid.
+/// Cost: O(p * m * v); allocates only the result.
+std::vector<std::vector<PipelineOp>> build_schedule(const ScheduleSpec& spec);
+
+/// The op order of a single stage (row `stage` of build_schedule). Same preconditions, plus
+/// 0 <= stage < p.
+std::vector<PipelineOp> build_stage_schedule(const ScheduleSpec& spec, int stage);
+
+}  // namespace clustersim
