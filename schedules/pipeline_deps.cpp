@@ -13,7 +13,8 @@ namespace {
 void require_valid(const ScheduleSpec& spec, int stage, const char* fn) {
   if (!is_valid(spec)) {
     const auto problems = check(spec);
-    throw std::invalid_argument(std::string(fn) + ": " + (problems.empty() ? "invalid spec" : problems.front()));
+    throw std::invalid_argument(std::string(fn) + ": " +
+                                (problems.empty() ? "invalid spec" : problems.front()));
   }
   if (stage < 0 || stage >= spec.stages) {
     throw std::invalid_argument(std::string(fn) + ": stage " + std::to_string(stage) + " is outside [0, " +
@@ -51,11 +52,13 @@ std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const 
     }
     case OpKind::backward:
     case OpKind::backward_input: {
-      if (virtual_stage == last_virtual_stage) return OpRef{stage, {OpKind::forward, op.microbatch, op.chunk}};
+      if (virtual_stage == last_virtual_stage)
+        return OpRef{stage, {OpKind::forward, op.microbatch, op.chunk}};
       const int k = virtual_stage + 1;
       return OpRef{k % p, {op.kind, op.microbatch, k / p}};
     }
-    case OpKind::backward_weight: return OpRef{stage, {OpKind::backward_input, op.microbatch, op.chunk}};
+    case OpKind::backward_weight:
+      return OpRef{stage, {OpKind::backward_input, op.microbatch, op.chunk}};
   }
   return std::nullopt;
 }
@@ -65,17 +68,23 @@ int peak_inflight_activations(const ScheduleSpec& spec, int stage) {
   StageOpCursor cursor(spec, stage);
   int held = 0, peak = 0;
   while (!cursor.done()) {
-    switch (cursor.next().kind) {
-      case OpKind::forward: peak = std::max(peak, ++held); break;
+    switch (cursor.next_kind()) {
+      case OpKind::forward:
+        peak = std::max(peak, ++held);
+        break;
       case OpKind::backward:
-      case OpKind::backward_weight: --held; break;
-      case OpKind::backward_input: break;
+      case OpKind::backward_weight:
+        --held;
+        break;
+      case OpKind::backward_input:
+        break;
     }
   }
   return peak;
 }
 
-Bytes peak_activation_memory(const ScheduleSpec& spec, int stage, Bytes per_forward, Bytes kept_for_weight_grad) {
+Bytes peak_activation_memory(const ScheduleSpec& spec, int stage, Bytes per_forward,
+                             Bytes kept_for_weight_grad) {
   require_valid(spec, stage, "peak_activation_memory");
   if (per_forward < Bytes(0) || kept_for_weight_grad < Bytes(0)) {
     throw std::invalid_argument("peak_activation_memory: activation sizes must be >= 0 bytes");
@@ -83,11 +92,19 @@ Bytes peak_activation_memory(const ScheduleSpec& spec, int stage, Bytes per_forw
   StageOpCursor cursor(spec, stage);
   Bytes held(0), peak(0);
   while (!cursor.done()) {
-    switch (cursor.next().kind) {
-      case OpKind::forward: held += per_forward; break;
-      case OpKind::backward: held -= per_forward; break;
-      case OpKind::backward_input: held += kept_for_weight_grad - per_forward; break;
-      case OpKind::backward_weight: held -= kept_for_weight_grad; break;
+    switch (cursor.next_kind()) {
+      case OpKind::forward:
+        held += per_forward;
+        break;
+      case OpKind::backward:
+        held -= per_forward;
+        break;
+      case OpKind::backward_input:
+        held += kept_for_weight_grad - per_forward;
+        break;
+      case OpKind::backward_weight:
+        held -= kept_for_weight_grad;
+        break;
     }
     peak = max(peak, held);
   }

@@ -38,7 +38,9 @@ std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const 
 /// Whether consuming `dep` on `consumer_stage` needs a point-to-point transfer between devices
 /// (false when producer and consumer are the same physical stage, e.g. a backward reading its forward,
 /// a W reading its B, or two chunks on one stage when p = 1).
-inline bool crosses_stage(int consumer_stage, const OpRef& dep) { return dep.stage != consumer_stage; }
+inline bool crosses_stage(int consumer_stage, const OpRef& dep) {
+  return dep.stage != consumer_stage;
+}
 
 /// Peak number of (microbatch, chunk) activation sets that `stage` holds at once under this schedule,
 /// in units of one chunk's activations of one microbatch, found by walking the stage's op order: a

@@ -4,10 +4,14 @@ namespace clustersim {
 
 std::string_view to_string(OpKind k) {
   switch (k) {
-    case OpKind::forward: return "F";
-    case OpKind::backward: return "BW";
-    case OpKind::backward_input: return "B";
-    case OpKind::backward_weight: return "W";
+    case OpKind::forward:
+      return "F";
+    case OpKind::backward:
+      return "BW";
+    case OpKind::backward_input:
+      return "B";
+    case OpKind::backward_weight:
+      return "W";
   }
   return "?";
 }

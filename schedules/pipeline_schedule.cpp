@@ -15,7 +15,8 @@ bool known_kind(ScheduleKind k) {
     case ScheduleKind::gpipe:
     case ScheduleKind::one_f_one_b:
     case ScheduleKind::interleaved_1f1b:
-    case ScheduleKind::zero_bubble_h1: return true;
+    case ScheduleKind::zero_bubble_h1:
+      return true;
   }
   return false;
 }
@@ -42,11 +43,13 @@ std::vector<std::string> check(const ScheduleSpec& spec) {
     problems.push_back("unknown schedule kind " + std::to_string(static_cast<int>(spec.kind)) +
                        " (expected gpipe, 1f1b, interleaved-1f1b or zb-h1)");
   }
-  if (spec.stages < 1) problems.push_back("stages must be at least 1 (got " + std::to_string(spec.stages) + ")");
+  if (spec.stages < 1)
+    problems.push_back("stages must be at least 1 (got " + std::to_string(spec.stages) + ")");
   if (spec.microbatches < 1) {
     problems.push_back("microbatches must be at least 1 (got " + std::to_string(spec.microbatches) + ")");
   }
-  if (spec.chunks < 1) problems.push_back("chunks must be at least 1 (got " + std::to_string(spec.chunks) + ")");
+  if (spec.chunks < 1)
+    problems.push_back("chunks must be at least 1 (got " + std::to_string(spec.chunks) + ")");
   if (spec.chunks > 1 && spec.kind != ScheduleKind::interleaved_1f1b) {
     problems.push_back("chunks > 1 needs interleaved-1f1b (got chunks = " + std::to_string(spec.chunks) +
                        " with " + name + ")");

@@ -14,10 +14,13 @@ namespace {
 int count_warmup_forwards(ScheduleKind kind, int p, int m, int v, int s) {
   const int n = v * m;
   switch (kind) {
-    case ScheduleKind::gpipe: return n;
+    case ScheduleKind::gpipe:
+      return n;
     case ScheduleKind::one_f_one_b:
-    case ScheduleKind::zero_bubble_h1: return std::min(p - s - 1, m);
-    case ScheduleKind::interleaved_1f1b: return std::min(2 * (p - s - 1) + (v - 1) * p, n);
+    case ScheduleKind::zero_bubble_h1:
+      return std::min(p - s - 1, m);
+    case ScheduleKind::interleaved_1f1b:
+      return std::min(2 * (p - s - 1) + (v - 1) * p, n);
   }
   return n;
 }
@@ -25,7 +28,10 @@ int count_warmup_forwards(ScheduleKind kind, int p, int m, int v, int s) {
 }  // namespace
 
 StageOpCursor::StageOpCursor(const ScheduleSpec& spec, int stage)
-    : kind_(spec.kind), stage_(stage), stages_(spec.stages), microbatches_(spec.microbatches),
+    : kind_(spec.kind),
+      stage_(stage),
+      stages_(spec.stages),
+      microbatches_(spec.microbatches),
       chunks_(spec.chunks) {
   CS_ASSERT(is_valid(spec), "StageOpCursor needs a spec that passes check()");
   CS_ASSERT(stage >= 0 && stage < spec.stages, "stage out of range");
@@ -38,6 +44,18 @@ PipelineOp StageOpCursor::next() {
   const int pos = emitted_++;
   if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble();
   return fused_op_at(pos);
+}
+
+OpKind StageOpCursor::next_kind() {
+  CS_ASSERT(!done(), "StageOpCursor::next_kind() past the end of the stage's op order");
+  const int pos = emitted_++;
+  if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble().kind;
+  return fused_is_forward(pos) ? OpKind::forward : OpKind::backward;
+}
+
+bool StageOpCursor::fused_is_forward(int pos) const {
+  const int n = chunks_ * microbatches_;
+  return pos < warmup_ || (pos < 2 * n - warmup_ && (pos - warmup_) % 2 == 0);
 }
 
 // Megatron's three loops flattened: `warmup_` forwards, then alternating F/B (steady 1F1B), then the

@@ -18,6 +18,8 @@ class StageOpCursor {
   [[nodiscard]] bool done() const { return emitted_ == total_; }
   /// The next op of the stage. Precondition (CS_ASSERT): !done().
   PipelineOp next();
+  /// Same as next().kind, skipping the microbatch/chunk arithmetic (for walks that only count).
+  OpKind next_kind();
 
   /// Ops this stage runs in total.
   [[nodiscard]] int size() const { return total_; }
@@ -27,6 +29,7 @@ class StageOpCursor {
 
  private:
   [[nodiscard]] PipelineOp fused_op_at(int pos) const;
+  [[nodiscard]] bool fused_is_forward(int pos) const;
   [[nodiscard]] PipelineOp forward_at(int k) const;
   [[nodiscard]] PipelineOp backward_at(int k) const;
   PipelineOp next_zero_bubble();

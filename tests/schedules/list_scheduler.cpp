@@ -11,10 +11,14 @@ namespace {
 
 std::int64_t duration(OpKind k, const OpTimes& t) {
   switch (k) {
-    case OpKind::forward: return t.forward;
-    case OpKind::backward: return t.backward;
-    case OpKind::backward_input: return t.backward_input;
-    case OpKind::backward_weight: return t.backward_weight;
+    case OpKind::forward:
+      return t.forward;
+    case OpKind::backward:
+      return t.backward;
+    case OpKind::backward_input:
+      return t.backward_input;
+    case OpKind::backward_weight:
+      return t.backward_weight;
   }
   return 0;
 }
@@ -23,11 +27,14 @@ std::int64_t duration(OpKind k, const OpTimes& t) {
 class FinishTable {
  public:
   explicit FinishTable(const ScheduleSpec& s)
-      : m_(s.microbatches), v_(s.chunks),
+      : m_(s.microbatches),
+        v_(s.chunks),
         t_(static_cast<std::size_t>(s.stages) * 4 * static_cast<std::size_t>(m_ * v_), -1) {}
   std::int64_t& at(int stage, const PipelineOp& op) {
     const auto i = ((static_cast<std::size_t>(stage) * 4 + static_cast<std::size_t>(op.kind)) * m_ +
-                    static_cast<std::size_t>(op.microbatch)) * v_ + static_cast<std::size_t>(op.chunk);
+                    static_cast<std::size_t>(op.microbatch)) *
+                       v_ +
+                   static_cast<std::size_t>(op.chunk);
     return t_.at(i);
   }
 

@@ -24,11 +24,13 @@ struct OpTimes {
 struct Timeline {
   bool deadlock = false;
   std::int64_t makespan = 0;
-  std::vector<std::int64_t> busy;  // per stage: sum of its op times
+  std::vector<std::int64_t> busy;                 // per stage: sum of its op times
   std::vector<std::vector<std::int64_t>> start;   // [stage][position in the stage's op list]
   std::vector<std::vector<std::int64_t>> finish;  // [stage][position]
 
-  [[nodiscard]] std::int64_t idle(int stage) const { return makespan - busy[static_cast<std::size_t>(stage)]; }
+  [[nodiscard]] std::int64_t idle(int stage) const {
+    return makespan - busy[static_cast<std::size_t>(stage)];
+  }
 };
 
 Timeline run_list_schedule(const ScheduleSpec& spec, const std::vector<std::vector<PipelineOp>>& schedule,

@@ -19,7 +19,8 @@ TEST_CASE("a forward needs the forward of the previous virtual stage; virtual st
   CHECK(crosses_stage(0, *dep));
 }
 
-TEST_CASE("a backward needs the backward of the next virtual stage; the last virtual stage needs its own forward") {
+TEST_CASE(
+    "a backward needs the backward of the next virtual stage; the last virtual stage needs its own forward") {
   const ScheduleSpec spec{ScheduleKind::interleaved_1f1b, 4, 8, 2};
   const auto last = data_dependency(spec, 3, {OpKind::backward, 2, 1});
   REQUIRE(last.has_value());
@@ -75,7 +76,9 @@ TEST_CASE("gpipe holds all m microbatches' activations on every stage") {
   for (int s = 0; s < 4; ++s) CHECK(peak_inflight_activations({ScheduleKind::gpipe, 4, 12, 1}, s) == 12);
 }
 
-TEST_CASE("interleaved-1f1b stage 0 holds v p + p - 1 chunk activations, Korthikanti's p (1 + (p-1)/(p v)) stages") {
+TEST_CASE(
+    "interleaved-1f1b stage 0 holds v p + p - 1 chunk activations, Korthikanti's p (1 + (p-1)/(p v)) "
+    "stages") {
   for (int p : {2, 4, 8}) {
     for (int v : {2, 3, 4}) {
       const int m = 4 * p;
@@ -90,13 +93,15 @@ TEST_CASE("interleaved-1f1b stage 0 holds v p + p - 1 chunk activations, Korthik
   CHECK(peak_inflight_activations({ScheduleKind::interleaved_1f1b, 4, 4, 2}, 0) == 8);
 }
 
-TEST_CASE("zb-h1 keeps 1f1b's peak: at most p microbatches between forward and weight gradient on any stage") {
+TEST_CASE(
+    "zb-h1 keeps 1f1b's peak: at most p microbatches between forward and weight gradient on any stage") {
   for (int p : {2, 4, 8}) {
     for (int m : {1, 2, 4, 8, 16}) {
       int zb_max = 0, one_f_one_b_max = 0;
       for (int s = 0; s < p; ++s) {
         zb_max = std::max(zb_max, peak_inflight_activations({ScheduleKind::zero_bubble_h1, p, m, 1}, s));
-        one_f_one_b_max = std::max(one_f_one_b_max, peak_inflight_activations({ScheduleKind::one_f_one_b, p, m, 1}, s));
+        one_f_one_b_max =
+            std::max(one_f_one_b_max, peak_inflight_activations({ScheduleKind::one_f_one_b, p, m, 1}, s));
       }
       CHECK(zb_max == std::min(p, m));
       CHECK(zb_max == one_f_one_b_max);
