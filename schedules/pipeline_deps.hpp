@@ -47,15 +47,17 @@ inline bool crosses_stage(int consumer_stage, const OpRef& dep) {
 /// forward adds one; the fused backward, or for split backwards the backward_weight, releases it.
 /// Closed forms (checked by tests): gpipe m; 1f1b min(p - s, m); interleaved-1f1b
 /// min(2(p - s - 1) + (v - 1)p + 1, v m), i.e. v p + p - 1 on stage 0 = p (1 + (p-1)/(p v)) stage-sized
-/// units, Korthikanti et al. 2022, Section 4.3; zb-h1 min(p, m) on every stage (Qi et al. 2024,
-/// Section 3.1: same peak as 1F1B's first stage).
+/// units, Korthikanti et al. 2022, Section 4.3; zb-h1 min(p, m) on every stage, counting a microbatch
+/// until its W (Qi et al. 2024, Section 2.1: "all workers maintain the same number of in-flight
+/// microbatches").
 /// Preconditions as build_schedule plus 0 <= stage < p. O(ops on the stage), no allocation.
 int peak_inflight_activations(const ScheduleSpec& spec, int stage);
 
 /// Peak activation memory of `stage` when a forward stores `per_forward` (M_B) and, for split
 /// backwards, the backward_input frees all of it but `kept_for_weight_grad` (M_W), which the
-/// backward_weight frees (Qi et al. 2024, Table 1: F +M_B, B +M_W - M_B, W -M_W). For fused backwards
-/// `kept_for_weight_grad` is unused. With kept_for_weight_grad = per_forward this is
+/// backward_weight frees (Qi et al. 2024, Section 2.3 and Table 1). For zb-h1 with m >= p this gives
+/// their (p - s) M_B + s M_W on stage s, whose maximum, p M_B on stage 0, equals 1f1b's (Table 2).
+/// For fused backwards `kept_for_weight_grad` is unused. With kept_for_weight_grad = per_forward this is
 /// peak_inflight_activations() * per_forward. Precondition: both >= 0, plus those of
 /// peak_inflight_activations(). O(ops on the stage), no allocation.
 Bytes peak_activation_memory(const ScheduleSpec& spec, int stage, Bytes per_forward,

@@ -16,7 +16,7 @@
 //                     forward_backward_pipelining_with_interleaving with microbatch group size p).
 //   zb-h1             1F1B with the backward split into B (input gradient) and W (weight gradient);
 //                     stage s runs its first s W's late, to fill the drain bubble, keeping 1F1B's
-//                     in-flight bound of p microbatches (Qi et al., ICLR 2024, Section 3.1, Fig. 3;
+//                     in-flight bound of p microbatches (Qi et al., ICLR 2024, Section 2.1, Fig. 3 top;
 //                     sail-sg/zero-bubble-pipeline-parallelism branch zb-h1-quick-start).
 #pragma once
 

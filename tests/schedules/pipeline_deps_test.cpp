@@ -109,7 +109,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("peak activation memory weighs B-to-W leftovers by M_W (Qi et al. 2024 Table 1)") {
+TEST_CASE("peak activation memory weighs B-to-W leftovers by M_W (Qi et al. 2024 Sec. 2.3)") {
   const ScheduleSpec zb{ScheduleKind::zero_bubble_h1, 4, 8, 1};
   const Bytes mb(100), mw(40);
   // Equal sizes reproduce the in-flight count.
@@ -125,4 +125,20 @@ TEST_CASE("peak activation memory weighs B-to-W leftovers by M_W (Qi et al. 2024
   const ScheduleSpec f1b{ScheduleKind::one_f_one_b, 4, 8, 1};
   CHECK(peak_activation_memory(f1b, 1, mb, mw).value() == Approx(300.0));
   CHECK_THROWS_AS(peak_activation_memory(f1b, 1, Bytes(-1), mw), std::invalid_argument);
+}
+
+TEST_CASE(
+    "zb-h1 stage s peaks at (p - s) M_B + s M_W, and stage 0's p M_B is 1f1b's peak (Qi et al. 2024 Sec. "
+    "2.3)") {
+  const Bytes mb(34.0), mw(32.0);  // Table 1 per-layer ratio with a = s = 0: M_B = 34 sbh, M_W = 32 sbh
+  for (int p : {2, 4, 8}) {
+    for (int m : {p, 2 * p, 3 * p + 1}) {
+      const ScheduleSpec zb{ScheduleKind::zero_bubble_h1, p, m, 1};
+      for (int s = 0; s < p; ++s) {
+        CHECK(peak_activation_memory(zb, s, mb, mw).value() == Approx((p - s) * 34.0 + s * 32.0));
+      }
+      CHECK(peak_activation_memory(zb, 0, mb, mw) ==
+            peak_activation_memory({ScheduleKind::one_f_one_b, p, m, 1}, 0, mb, mw));
+    }
+  }
 }

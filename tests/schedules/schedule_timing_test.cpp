@@ -87,7 +87,8 @@ TEST_CASE("interleaved-1f1b's bubble fraction is (p-1)/(v m + p-1) with chunk op
   }
 }
 
-TEST_CASE("zb-h1's drain bubble is (p-1)(F+B-W), a third of 1f1b's when F = B = W (Qi et al. 2024, Fig. 3)") {
+TEST_CASE(
+    "zb-h1's bubble is (p-1)(F+B-W), a third of 1f1b's when F = B = W (Qi et al. 2024, Sec. 2.1, Table 2)") {
   for (int p : {2, 3, 4, 8}) {
     for (int m : {p, 2 * p, 3 * p + 1}) {
       INFO("p=" << p << " m=" << m);
@@ -103,7 +104,8 @@ TEST_CASE("zb-h1's drain bubble is (p-1)(F+B-W), a third of 1f1b's when F = B = 
 }
 
 TEST_CASE("zb-h1's bubble stays below 1f1b's for p > 1 when W is cheaper than B") {
-  // F = 2, B = 2, W = 1 (fused 1f1b backward = 3): 1f1b idles (p-1)(F+B+W), zb-h1 (p-1)(F+B-W).
+  // F = 2, B = 2, W = 1 (fused 1f1b backward = 3): 1f1b idles (p-1)(F+B+W), zb-h1 (p-1)(F+B-W)
+  // (Qi et al. 2024, Table 2).
   const OpTimes split{2, 3, 2, 1, 0};
   for (int p : {2, 4, 8}) {
     const int m = 2 * p;
