@@ -8,6 +8,7 @@
 
 #include "models/device.hpp"
 #include "models/precision.hpp"
+#include "models/training_options.hpp"
 #include "models/transformer.hpp"
 #include "schedules/schedule_kind.hpp"
 #include "sim/core/units.hpp"
@@ -46,9 +47,6 @@ struct ClusterSpec {
   NetworkSpec network;
   [[nodiscard]] int devices() const { return nodes * node.devices_per_node; }
 };
-
-enum class Recompute { none, selective, full };
-enum class Optimizer { adam, sgd };
 
 struct ParallelismSpec {
   int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;  // tp*pp*dp*cp == devices

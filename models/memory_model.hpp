@@ -1,0 +1,59 @@
+// Memory per device: weights, gradients, optimizer states, activations and buffers.
+//
+// Activations follow Korthikanti et al. 2022 §4 (Eq. 1–6 and Table 2), generalised to GQA and SwiGLU by
+// summing the stored tensors of one layer per token:
+//   replicated across TP unless sequence parallel: two norm inputs, QKV input, MLP input (e·h each) and two
+//     dropout masks (1 byte·h each)                             -> (4e + 2)·h   (= 10h for e = 2)
+//   sharded by TP: Q, K, V, attention output, MLP inner tensors -> e·(2h + 2·kv + w_in + f)   (= 24h)
+//   attention scores (only without flash/selective):            -> (2e + 1)·a·s              (= 5as)
+// so that for GPT (kv = h, f = 4h, e = 2) one layer stores s·b·h·(10 + 24/t + 5as/(ht)) bytes (Eq. 2),
+// s·b·h/t·(34 + 5as/h) with sequence parallelism (Eq. 4), 34·s·b·h/t with selective recomputation (Eq. 6),
+// and 2·s·b·h (÷t with SP) with full recomputation (only the layer input is kept).
+// The number of micro-batches in flight on a stage comes from the pipeline schedule.
+#pragma once
+
+#include "models/precision.hpp"
+#include "models/training_options.hpp"
+#include "models/transformer_cost.hpp"
+#include "sim/core/units.hpp"
+
+namespace clustersim {
+
+struct MemoryInputs {
+  LayerShape shape;                 // micro-batch shape on one TP rank
+  int layers_on_stage = 1;          // transformer layers held by this pipeline rank (all chunks)
+  int chunks = 1;                   // interleaved chunks per rank
+  double inflight_chunk_microbatches = 1;  // peak (chunk, micro-batch) activation sets held (schedule)
+  bool first_stage = true;
+  bool last_stage = true;
+  int pp = 1;
+  int dp = 1;                       // data-parallel degree (ZeRO sharding)
+  int zero_stage = 0;
+  Recompute recompute = Recompute::none;
+  Optimizer optimizer = Optimizer::adam;
+  bool master_weights_fp32 = true;
+  Precision gradient_precision = Precision::fp32;
+};
+
+struct MemoryBreakdown {
+  Bytes weights{0};
+  Bytes gradients{0};
+  Bytes optimizer{0};
+  Bytes activations{0};
+  Bytes other{0};  // runtime context, communication buffers, transient logits / gathered parameters
+  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + other; }
+};
+
+/// Stored activation bytes of one transformer layer for one micro-batch on one TP rank.
+Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Recompute r);
+
+/// Parameters held by one rank of a stage before ZeRO sharding (TP-sharded).
+double stage_parameters(const TransformerSpec& m, const MemoryInputs& in);
+
+MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& in);
+
+/// Fixed runtime reserve per device (CUDA context, NCCL channels, allocator slack): 1.5 GiB.
+/// An approximation stated in docs/model.md; not calibrated per run.
+inline constexpr double kRuntimeReserveBytes = 1.5 * 1073741824.0;
+
+}  // namespace clustersim

@@ -1,0 +1,85 @@
+// Per-layer cost of a dense decoder-only transformer on one tensor-parallel rank.
+//
+// Kernels follow Megatron-LM's layer (Narayanan et al. SC'21; Korthikanti et al. 2022 §4): layernorm,
+// QKV GEMM (column-parallel, GQA-aware), attention core (QK^T, softmax, dropout, AV — or one fused flash
+// kernel), output projection (row-parallel), dropout+residual, layernorm, MLP (GeLU 4h or SwiGLU), dropout+
+// residual. FLOPs are 2·M·N·K per GEMM. Bytes are HBM traffic of the kernel at the compute precision.
+//
+// Model FLOPs follow the PaLM/Korthikanti convention (Korthikanti Eq. 7, generalised to GQA and SwiGLU):
+// attention counts the full s×s score matrix even when a causal flash kernel skips half of it; the
+// executed FLOPs (`Kernel::exec_flops`) are what the device actually runs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "models/precision.hpp"
+#include "models/transformer.hpp"
+#include "sim/core/units.hpp"
+
+namespace clustersim {
+
+enum class KernelClass { gemm, attention, elementwise };
+
+/// Per-TP-rank sharding and shape of one micro-batch through one layer.
+struct LayerShape {
+  int micro_batch = 1;            // b
+  int seq_len = 2048;             // s (full sequence; cp shards it)
+  int tp = 1;                     // t
+  int cp = 1;                     // context-parallel degree (sequence split across ranks)
+  bool sequence_parallel = false; // norms/dropouts run on s/t tokens
+  bool flash_attention = true;
+  Precision precision = Precision::bf16;
+};
+
+struct Kernel {
+  std::string_view name;
+  KernelClass cls = KernelClass::gemm;
+  Flops model_flops{0};   // counted for MFU
+  Flops exec_flops{0};    // executed on the device
+  Bytes bytes{0};         // HBM traffic
+  bool attention_core = false;  // recomputed by selective recomputation
+};
+
+/// Up to 24 kernels of one layer pass (fixed capacity: no allocation in sweeps).
+struct LayerKernels {
+  std::array<Kernel, 24> items{};
+  int count = 0;
+  void add(const Kernel& k) { items.at(static_cast<std::size_t>(count++)) = k; }
+  [[nodiscard]] const Kernel* begin() const { return items.data(); }
+  [[nodiscard]] const Kernel* end() const { return items.data() + count; }
+};
+
+/// Forward kernels of one layer on one TP rank.
+LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s);
+
+/// Backward kernels of one layer: each GEMM becomes an input-gradient and a weight-gradient GEMM of
+/// the same FLOPs; attention backward executes 2.5x the forward FLOPs for flash kernels (FlashAttention-2
+/// recomputes the scores; Dao 2023 §3.1.2) and 2x otherwise; elementwise kernels move 2x the bytes.
+/// `weight_grad` selects the W half (for zero-bubble schedules); `input_grad` the B half.
+LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
+                                    bool weight_grad);
+
+/// Embedding lookup (first stage) and LM head + cross-entropy (last stage), forward, on one TP rank.
+LayerKernels embedding_forward_kernels(const TransformerSpec& m, const LayerShape& s);
+LayerKernels head_forward_kernels(const TransformerSpec& m, const LayerShape& s);
+LayerKernels head_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
+                                   bool weight_grad);
+
+/// Parameter counts (whole model, no sharding).
+struct ParameterCount {
+  double per_layer = 0;   // one transformer layer incl. norms and biases
+  double embedding = 0;   // token (+ learned position) embedding
+  double head = 0;        // LM head if untied (0 if tied) + final norm
+  [[nodiscard]] double total(int layers) const { return per_layer * layers + embedding + head; }
+};
+ParameterCount parameter_count(const TransformerSpec& m);
+
+/// Model FLOPs of one training step for `tokens` tokens: 3x the forward FLOPs (Korthikanti Eq. 7).
+Flops model_flops_per_step(const TransformerSpec& m, int seq_len, double sequences);
+
+/// Bytes of the activation tensor passed between pipeline stages for one micro-batch (b·s·h elements).
+Bytes boundary_activation_bytes(const TransformerSpec& m, const LayerShape& s);
+
+}  // namespace clustersim

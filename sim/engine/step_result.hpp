@@ -1,0 +1,62 @@
+// What an engine reports for one training step. Every engine fills the same structure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/memory_model.hpp"
+#include "sim/core/units.hpp"
+
+namespace clustersim {
+
+struct NodeTiming {
+  Seconds start{0};
+  Seconds end{0};
+};
+
+/// Time accounting of one pipeline stage (any device of that stage; all DP/TP ranks alike).
+struct StageSummary {
+  Seconds compute{0};          // device kernels incl. recomputation
+  Seconds recompute{0};
+  Seconds compute_bound{0};    // part of compute limited by FLOP/s
+  Seconds tp_exposed{0};
+  Seconds cp_exposed{0};
+  Seconds pp_exposed{0};       // waiting on pipeline transfers
+  Seconds dp_exposed{0};       // waiting on gradient sync after the last backward, incl. ZeRO-3 gathers
+  Seconds optimizer{0};
+  Seconds bubble{0};           // idle inside the pipeline phase (fill/drain, imbalance)
+  Seconds pipeline_end{0};     // end of this stage's last forward/backward op
+  Seconds end{0};              // end of the optimizer step
+  MemoryBreakdown memory;
+};
+
+struct CommExposed {
+  Seconds tp{0}, pp{0}, dp{0}, cp{0}, ep{0};
+};
+
+struct StepResult {
+  std::string engine;
+  int devices = 0;
+  Seconds step_time{0};
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;
+  double model_flops_per_step = 0;     // FLOP, whole job
+  double hardware_flops_per_step = 0;  // FLOP, whole job, incl. recomputation
+  double tflops_per_device = 0;        // model TFLOP/s per device
+  double hw_tflops_per_device = 0;     // hardware TFLOP/s per device (incl. recompute)
+  double mfu = 0;
+  double hfu = 0;
+  double bubble_fraction = 0;          // mean over stages of bubble / step time (simulated timeline)
+  double bubble_fraction_textbook = 0; // (p−1)/(v·m+p−1)
+  int microbatches = 0;
+  MemoryBreakdown memory;              // the stage with the largest total
+  int memory_stage = 0;
+  Bytes memory_capacity{0};
+  bool fits = true;
+  CommExposed comm_exposed;            // of the critical (last-finishing) stage
+  int critical_stage = 0;
+  std::vector<StageSummary> stages;
+  std::vector<NodeTiming> timeline;    // per StepGraph node
+};
+
+}  // namespace clustersim

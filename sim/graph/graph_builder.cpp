@@ -1,0 +1,192 @@
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/memory_model.hpp"
+#include "models/roofline.hpp"
+#include "schedules/pipeline_deps.hpp"
+#include "sim/core/diagnostics.hpp"
+#include "sim/graph/step_graph.hpp"
+
+namespace clustersim {
+namespace {
+
+constexpr double kBucketElements = 40e6;  // Megatron DDP default gradient bucket (40M elements)
+
+int kind_slot(OpKind k) {
+  switch (k) {
+    case OpKind::forward: return 0;
+    case OpKind::backward: return 1;
+    case OpKind::backward_input: return 2;
+    case OpKind::backward_weight: return 3;
+  }
+  return 0;
+}
+
+NodeKind node_kind(OpKind k) {
+  switch (k) {
+    case OpKind::forward: return NodeKind::forward;
+    case OpKind::backward: return NodeKind::backward;
+    case OpKind::backward_input: return NodeKind::backward_input;
+    case OpKind::backward_weight: return NodeKind::backward_weight;
+  }
+  return NodeKind::forward;
+}
+
+struct OpIndex {
+  int m, v;
+  std::vector<int> ids;
+  OpIndex(int stages, int microbatches, int chunks)
+      : m(microbatches), v(chunks), ids(static_cast<std::size_t>(stages) * 4 * microbatches * chunks, -1) {}
+  int& at(int stage, OpKind k, int mb, int chunk) {
+    return ids[static_cast<std::size_t>(((stage * 4 + kind_slot(k)) * m + mb) * v + chunk)];
+  }
+};
+
+// Parameters (TP-sharded, before ZeRO) of one chunk of a stage.
+double chunk_parameters(const Scenario& s, const ChunkRole& role) {
+  const ParameterCount pc = parameter_count(s.model);
+  double p = pc.per_layer * role.layers;
+  if (role.has_embedding) p += pc.embedding;
+  if (role.has_head) p += pc.head;
+  return p / s.parallelism.tp;
+}
+
+// Optimizer HBM traffic per parameter: Adam reads grad (fp32), master, m, v and writes master, m, v and
+// the low-precision copy (Apex/Megatron fused Adam); SGD with momentum reads grad, master, momentum.
+double optimizer_bytes_per_param(const TrainingSpec& t) {
+  const double g = bytes_per_element(t.gradient_precision);
+  const double w = std::max(2.0, bytes_per_element(t.precision));
+  return t.optimizer == Optimizer::adam ? g + 12.0 + 12.0 + w : g + 8.0 + 8.0 + w;
+}
+
+}  // namespace
+
+StepGraph build_step_graph(const Scenario& s) {
+  const ParallelismSpec& par = s.parallelism;
+  const TrainingSpec& tr = s.training;
+  StepGraph g;
+  g.schedule = ScheduleSpec{par.schedule, par.pp, tr.microbatches(par.dp), par.vp};
+  if (const auto problems = check(g.schedule); !problems.empty()) {
+    throw ConfigError(s.source_file, "/parallelism/schedule", problems.front());
+  }
+  const int p = par.pp, v = par.vp, m = g.schedule.microbatches;
+  const OpCostModel model(s);
+  g.p2p_time = model.p2p_time();
+  const int layers_per_chunk = s.model.layers / (p * v);
+
+  // Costs per (stage, chunk): the first and last virtual stages carry embedding / head.
+  std::vector<ChunkRole> roles(static_cast<std::size_t>(p * v));
+  std::vector<int> cost_base(static_cast<std::size_t>(p * v));
+  for (int st = 0; st < p; ++st) {
+    for (int c = 0; c < v; ++c) {
+      const int k = c * p + st;
+      ChunkRole role{layers_per_chunk, k == 0, k == p * v - 1};
+      roles[static_cast<std::size_t>(st * v + c)] = role;
+      const ChunkCosts cc = model.chunk_costs(role);
+      cost_base[static_cast<std::size_t>(st * v + c)] = static_cast<int>(g.costs.size());
+      g.costs.push_back(cc.forward);
+      g.costs.push_back(cc.backward);
+      g.costs.push_back(cc.backward_input);
+      g.costs.push_back(cc.backward_weight);
+      g.model_flops_per_replica += (cc.forward.model_flops + cc.backward.model_flops) * m;
+      g.hardware_flops_per_replica += (cc.forward.hardware_flops + cc.backward.hardware_flops) * m;
+    }
+  }
+
+  const auto schedule = build_schedule(g.schedule);
+  OpIndex index(p, m, v);
+  g.order.resize(static_cast<std::size_t>(p));
+  for (int st = 0; st < p; ++st) {
+    for (const PipelineOp& op : schedule[static_cast<std::size_t>(st)]) {
+      StepNode n;
+      n.kind = node_kind(op.kind);
+      n.stage = st;
+      n.microbatch = op.microbatch;
+      n.chunk = op.chunk;
+      n.cost = cost_base[static_cast<std::size_t>(st * v + op.chunk)] + kind_slot(op.kind);
+      n.duration = g.costs[static_cast<std::size_t>(n.cost)].duration();
+      const int id = static_cast<int>(g.nodes.size());
+      index.at(st, op.kind, op.microbatch, op.chunk) = id;
+      g.order[static_cast<std::size_t>(st)][0].push_back(id);
+      g.nodes.push_back(n);
+    }
+  }
+  for (int st = 0; st < p; ++st) {
+    for (const PipelineOp& op : schedule[static_cast<std::size_t>(st)]) {
+      const auto dep = data_dependency(g.schedule, st, op);
+      if (!dep) continue;
+      StepNode& n = g.nodes[static_cast<std::size_t>(index.at(st, op.kind, op.microbatch, op.chunk))];
+      n.dep = index.at(dep->stage, dep->op.kind, dep->op.microbatch, dep->op.chunk);
+      n.dep_delay = crosses_stage(st, *dep) ? g.p2p_time : Seconds(0);
+    }
+  }
+
+  // Gradient synchronisation per chunk on the stage's data-parallel channel, then the optimizer.
+  const TwoLevelFabric& fabric = model.fabric();
+  const int dpg = par.dp * par.cp;
+  const GroupPlacement dp_group = place_group(dpg, par.tp, s.cluster.node.devices_per_node);
+  const double grad_elem = bytes_per_element(tr.gradient_precision);
+  const double weight_elem = std::max(2.0, bytes_per_element(tr.precision));
+  const bool tied_split = s.model.tied_embeddings && p > 1;
+  for (int st = 0; st < p; ++st) {
+    const auto& ops = schedule[static_cast<std::size_t>(st)];
+    double stage_params = 0.0;
+    int last_dp = -1;
+    for (int c = v - 1; c >= 0; --c) {
+      const ChunkRole& role = roles[static_cast<std::size_t>(st * v + c)];
+      const double params = chunk_parameters(s, role);
+      stage_params += params;
+      Seconds t(0);
+      if (dpg > 1 && par.zero_stage < 3) {
+        const CollectiveOp op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+        t = collective_time(op, Bytes(params * grad_elem), dp_group, fabric);
+      }
+      if (tied_split && (role.has_embedding || role.has_head)) {
+        // Megatron all-reduces the tied embedding's gradient between the first and last stage.
+        const GroupPlacement pair = place_group(2, par.tp * par.cp * par.dp * (p - 1), s.cluster.node.devices_per_node);
+        const double emb = static_cast<double>(s.model.vocab) * s.model.hidden / par.tp;
+        t += collective_time(CollectiveOp::all_reduce, Bytes(emb * grad_elem), pair, fabric);
+      }
+      if (t.value() <= 0.0) continue;
+      // The chunk's gradients are final after its last backward (or W) op in the stage order.
+      int last_bwd = -1;
+      for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+        if (it->chunk == c && it->kind != OpKind::forward && it->kind != OpKind::backward_input) {
+          last_bwd = index.at(st, it->kind, it->microbatch, it->chunk);
+          break;
+        }
+      }
+      StepNode n;
+      n.kind = NodeKind::dp_sync;
+      n.resource = Resource::dp_channel;
+      n.stage = st;
+      n.chunk = c;
+      n.duration = t;
+      n.dep = last_bwd;
+      n.starts_with_dep = tr.overlap_grad_reduce;
+      n.tail = t * std::min(1.0, kBucketElements / std::max(1.0, params));
+      g.dp_comm_total += t;
+      last_dp = static_cast<int>(g.nodes.size());
+      g.order[static_cast<std::size_t>(st)][1].push_back(last_dp);
+      g.nodes.push_back(n);
+    }
+    // Optimizer on this rank's shard, then (ZeRO-1/2) all-gather of the updated low-precision weights.
+    const double shard = par.zero_stage >= 1 ? stage_params / dpg : stage_params;
+    Seconds opt = memory_pass_time(s.cluster.node.device, Bytes(shard * optimizer_bytes_per_param(tr)));
+    if (par.zero_stage >= 1 && par.zero_stage < 3 && dpg > 1) {
+      const Seconds gather = collective_time(CollectiveOp::all_gather, Bytes(stage_params * weight_elem), dp_group, fabric);
+      // With overlap the gather runs under the next step's forward except its first bucket.
+      opt += tr.overlap_grad_reduce ? gather * std::min(1.0, kBucketElements / std::max(1.0, stage_params)) : gather;
+    }
+    StepNode n;
+    n.kind = NodeKind::optimizer;
+    n.stage = st;
+    n.duration = opt;
+    n.dep = last_dp;
+    g.order[static_cast<std::size_t>(st)][0].push_back(static_cast<int>(g.nodes.size()));
+    g.nodes.push_back(n);
+  }
+  return g;
+}
+
+}  // namespace clustersim

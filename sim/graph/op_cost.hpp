@@ -1,0 +1,67 @@
+// Cost of one pipeline op (a forward or backward of one micro-batch through one model chunk) on one
+// device, with its time split by cause. Computed once per (stage class, chunk class) from the cost model
+// (models/) and the collective model (sim/collectives/); every engine reads the same numbers.
+#pragma once
+
+#include "models/transformer_cost.hpp"
+#include "sim/collectives/two_level.hpp"
+#include "sim/config/scenario.hpp"
+#include "sim/core/units.hpp"
+
+namespace clustersim {
+
+struct OpCost {
+  Seconds compute{0};        // device kernels, including recomputation
+  Seconds recompute{0};      // part of `compute` spent re-running forward kernels
+  Seconds compute_bound{0};  // part of `compute` limited by FLOP/s (rest is memory-bound)
+  Seconds tp_comm{0};        // tensor-parallel collectives not hidden under GEMMs
+  Seconds cp_comm{0};        // context-parallel K/V exchange not hidden under attention
+  Seconds dp_comm{0};        // per-op ZeRO-3/FSDP parameter gathers and gradient scatters not hidden
+  Flops model_flops{0};      // counted for MFU (no recomputation)
+  Flops hardware_flops{0};   // model FLOPs + recomputed FLOPs (HFU convention)
+
+  [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm; }
+  OpCost& operator+=(const OpCost& o);
+  friend OpCost operator*(const OpCost& c, double k);
+};
+
+/// Which pieces a chunk holds besides its transformer layers.
+struct ChunkRole {
+  int layers = 0;
+  bool has_embedding = false;  // first virtual stage
+  bool has_head = false;       // last virtual stage
+};
+
+/// Costs of the op kinds of one chunk.
+struct ChunkCosts {
+  OpCost forward;
+  OpCost backward;         // fused B + W (includes recomputation)
+  OpCost backward_input;   // B (includes recomputation)
+  OpCost backward_weight;  // W
+};
+
+/// Everything the graph builder needs that depends only on the scenario, computed once.
+class OpCostModel {
+ public:
+  explicit OpCostModel(const Scenario& s);
+
+  [[nodiscard]] ChunkCosts chunk_costs(const ChunkRole& role) const;
+  [[nodiscard]] const TwoLevelFabric& fabric() const { return fabric_; }
+  [[nodiscard]] const LayerShape& shape() const { return shape_; }
+  /// Time to hand one micro-batch's boundary activation (or its gradient) to the next stage.
+  [[nodiscard]] Seconds p2p_time() const { return p2p_; }
+
+ private:
+  const Scenario& s_;
+  LayerShape shape_;
+  TwoLevelFabric fabric_;
+  GroupPlacement tp_group_, cp_group_, dp_group_;
+  OpCost layer_fwd_, layer_bwd_, layer_bwd_input_, layer_bwd_weight_, layer_recompute_;
+  OpCost embed_fwd_, embed_bwd_, head_fwd_, head_bwd_input_, head_bwd_weight_;
+  Seconds p2p_{0};
+};
+
+/// Builds the two-level fabric of a cluster (per-device NIC share, protocol efficiencies applied).
+TwoLevelFabric fabric_of(const ClusterSpec& c);
+
+}  // namespace clustersim

@@ -1,0 +1,60 @@
+// The per-step graph: every op of one training step on one representative data-parallel replica.
+//
+// DP replicas run identical compute, so one replica's p pipeline stages represent all dp·p·tp·cp devices
+// (DESIGN.md "Symmetry makes scale cheap"). Each stage has two resources that execute their nodes in a
+// fixed order: the compute stream (forward/backward ops from the pipeline schedule, then the optimizer)
+// and the data-parallel channel (gradient synchronisation per model chunk). A node may start when its
+// resource is free and its single data dependency has finished (plus a transfer delay). Engines evaluate
+// this graph; they never re-derive costs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "schedules/pipeline_schedule.hpp"
+#include "sim/graph/op_cost.hpp"
+
+namespace clustersim {
+
+enum class NodeKind : std::uint8_t {
+  forward,
+  backward,          // fused B + W
+  backward_input,    // B (zero-bubble)
+  backward_weight,   // W (zero-bubble)
+  dp_sync,           // gradient reduction of one chunk across data-parallel (and context-parallel) ranks
+  optimizer          // optimizer step (+ ZeRO parameter all-gather)
+};
+
+enum class Resource : std::uint8_t { compute, dp_channel };
+
+struct StepNode {
+  NodeKind kind = NodeKind::forward;
+  Resource resource = Resource::compute;
+  int stage = 0;
+  int microbatch = 0;
+  int chunk = 0;
+  Seconds duration{0};
+  int dep = -1;                   // node whose output this node consumes (-1: none)
+  Seconds dep_delay{0};           // transfer time after `dep` finishes (pipeline send/recv)
+  bool starts_with_dep = false;   // dp_sync with bucket overlap: may start when `dep` starts...
+  Seconds tail{0};                // ...but ends no earlier than dep's end + tail (last bucket)
+  int cost = -1;                  // index into StepGraph::costs (time split by cause), -1 if none
+};
+
+struct StepGraph {
+  ScheduleSpec schedule;
+  std::vector<StepNode> nodes;
+  /// Per stage, per resource, node ids in execution order: order[stage][resource].
+  std::vector<std::array<std::vector<int>, 2>> order;
+  std::vector<OpCost> costs;
+  Seconds p2p_time{0};             // pipeline transfer per micro-batch boundary
+  Flops model_flops_per_replica{0};
+  Flops hardware_flops_per_replica{0};
+  Seconds dp_comm_total{0};        // sum over stages of gradient-sync time (before overlap)
+};
+
+/// Builds the step graph of a validated scenario. Throws ConfigError if the schedule cannot be built.
+StepGraph build_step_graph(const Scenario& s);
+
+}  // namespace clustersim
