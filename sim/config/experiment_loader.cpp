@@ -1,0 +1,60 @@
+#include "sim/config/experiment_loader.hpp"
+
+#include <stdexcept>
+
+#include "sim/config/experiment_reader.hpp"
+#include "sim/config/json_file.hpp"
+#include "sim/config/reference_resolver.hpp"
+
+namespace clustersim::config {
+
+ExperimentLoader::ExperimentLoader(CatalogPaths paths, const SectionRegistry& sections)
+    : catalog_(std::move(paths)), sections_(sections) {}
+
+ResolvedDocument ExperimentLoader::load(std::string_view file_or_name) {
+  std::filesystem::path file;
+  try {
+    file = catalog_.resolve(CatalogKind::experiments, file_or_name, {});
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string(file_or_name), "", e.what());
+  }
+  return resolve(read_json_file(file), file.string(), file.parent_path());
+}
+
+ResolvedDocument ExperimentLoader::resolve(nlohmann::json document, std::string label,
+                                           std::filesystem::path base_dir) {
+  ResolvedDocument doc{std::move(document), Provenance(std::move(label), std::move(base_dir)), {}};
+  ReferenceResolver(catalog_).resolve_experiment(doc);
+  return doc;
+}
+
+Scenario ExperimentLoader::build(const ResolvedDocument& doc, std::span<const Override> overrides) {
+  if (overrides.empty()) return read_experiment(doc, sections_);
+  ResolvedDocument copy = doc;
+  return build_in_place(copy, overrides);
+}
+
+Scenario ExperimentLoader::build_in_place(ResolvedDocument& doc, std::span<const Override> overrides) {
+  const std::size_t known_problems = doc.problems.size();
+  apply_overrides(doc, overrides, catalog_);
+  try {
+    Scenario s = read_experiment(doc, sections_);
+    doc.problems.resize(known_problems);
+    return s;
+  } catch (...) {
+    doc.problems.resize(known_problems);  // the next point must not inherit this point's --set problems
+    throw;
+  }
+}
+
+Scenario load_scenario(const CatalogPaths& paths, std::string_view file_or_name, std::span<const Override> overrides) {
+  ExperimentLoader loader(paths);
+  return loader.build(loader.load(file_or_name), overrides);
+}
+
+Scenario scenario_from_json(const nlohmann::json& experiment, const CatalogPaths& paths, std::string label) {
+  ExperimentLoader loader(paths);
+  return loader.build(loader.resolve(experiment, std::move(label)));
+}
+
+}  // namespace clustersim::config

@@ -1,0 +1,60 @@
+#include "sim/config/experiment_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "sim/config/cross_checks.hpp"
+#include "sim/config/enum_names.hpp"
+
+namespace clustersim::config {
+namespace {
+
+void read_header(ObjectReader& top, Scenario& s) {
+  if (const auto* v = top.find("schema_version"); v == nullptr) {
+    top.error("schema_version", fmt::format("missing required key (this clustersim reads schema_version {})",
+                                            kSchemaVersion));
+  } else if (auto version = top.get_integer("schema_version", {.min = 0}); version && *version != kSchemaVersion) {
+    top.error("schema_version", fmt::format("unsupported schema_version {} (this clustersim reads {})", *version,
+                                            kSchemaVersion));
+  }
+  const auto& root = top.context().origin().root_file();
+  const bool from_file = root.ends_with(".json");
+  s.name = top.string("name", from_file ? std::filesystem::path(root).stem().string() : std::string());
+  s.source_file = from_file ? root : std::string();
+  top.accept("description");
+  if (auto engine = top.get_choice("engine", engine_names())) s.engine = std::string(engine_names()[*engine]);
+}
+
+}  // namespace
+
+Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sections) {
+  Diagnostics diagnostics;
+  ReadContext ctx(doc.origin, diagnostics);
+  for (const auto& p : doc.problems) ctx.record(p.diagnostic, p.at);
+
+  Scenario s;
+  ObjectReader top(doc.document, "", ctx);
+  if (top.valid()) {
+    read_header(top, s);
+    for (const auto& section : sections.sections()) {
+      if (section.required) {
+        auto reader = top.require_child(section.key);
+        section.parse(reader, s);
+        reader.finish();
+      } else if (auto reader = top.child(section.key)) {
+        section.parse(*reader, s);
+        reader->finish();
+      }
+    }
+    top.finish();
+    finalize_scenario(s, ctx);
+    for (const auto& section : sections.sections()) {
+      if (section.finish) section.finish(s, ctx);
+    }
+  }
+  diagnostics.throw_if_any();
+  return s;
+}
+
+}  // namespace clustersim::config

@@ -1,0 +1,19 @@
+// Reads a resolved experiment document into a validated Scenario.
+//
+// Top level: schema_version (required, must be 1), name, description, engine ("analytic" | "flow"), then
+// every registered section (section_registry.hpp). All problems — those recorded while resolving and
+// overriding, per-field ones and cross-field ones — are collected and thrown as one ConfigError.
+#pragma once
+
+#include "sim/config/resolved_document.hpp"
+#include "sim/config/scenario.hpp"
+#include "sim/config/section_registry.hpp"
+
+namespace clustersim::config {
+
+inline constexpr int kSchemaVersion = 1;
+
+/// Throws ConfigError with every diagnostic when the document is not a valid experiment.
+Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sections);
+
+}  // namespace clustersim::config

@@ -1,0 +1,21 @@
+// Reading JSON text and files into nlohmann::json, with user-facing syntax diagnostics.
+//
+// Syntax errors become a ConfigError naming the file and the line and column of the problem
+// (`exp.json:/: parse error at line 3, column 5: ...`). Comments are not accepted (strict RFC 8259).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace clustersim::config {
+
+/// Parses `text`; `file` labels the diagnostics. Throws ConfigError on a syntax error.
+nlohmann::json parse_json_text(std::string_view text, const std::string& file);
+
+/// Reads and parses a file. Throws ConfigError when the file is missing, unreadable or malformed.
+nlohmann::json read_json_file(const std::filesystem::path& path);
+
+}  // namespace clustersim::config

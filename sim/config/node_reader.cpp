@@ -1,0 +1,64 @@
+#include <fmt/format.h>
+
+#include "sim/config/enum_names.hpp"
+#include "sim/config/section_readers.hpp"
+
+namespace clustersim::config {
+
+LinkSpec read_link(ObjectReader& r) {
+  LinkSpec link;
+  link.bandwidth = r.require_quantity<BytesPerSecond>("bandwidth", Dimension::bandwidth);
+  link.latency = r.quantity("latency", Dimension::time, Seconds(0), QuantityRule::non_negative);
+  link.efficiency = r.number("efficiency", 1.0, {.min = 0.0, .max = 1.0, .min_exclusive = true});
+  return link;
+}
+
+NodeSpec read_node(ObjectReader& r) {
+  NodeSpec n;
+  n.name = r.string("name", entry_name_from_file(r));
+  r.accept("description");
+  r.accept("source");
+  auto device = r.require_child("device");
+  n.device = read_device(device);
+  device.finish();
+  n.devices_per_node = r.require_integer("devices_per_node", {.min = 1});
+  if (auto fabric = r.get_enum("fabric", fabric_names())) {
+    n.fabric = *fabric;
+  } else if (!r.has("fabric")) {
+    r.error("fabric", "missing required key");
+  }
+  auto intra = r.require_child("intra_link");
+  n.intra = read_link(intra);
+  intra.finish();
+  n.nics = r.integer("nics", 0, {.min = 0});
+  if (auto nic = r.child("nic")) {
+    n.nic = read_link(*nic);
+    nic->finish();
+  } else if (n.nics > 0 && !r.has("nic")) {
+    r.error("nic", fmt::format("missing required key (nics is {}, so the NIC must be described)", n.nics));
+  }
+  n.host_power = r.quantity("host_power", Dimension::power, Watts(0), QuantityRule::non_negative);
+  return n;
+}
+
+ClusterSpec read_cluster(ObjectReader& r) {
+  ClusterSpec c;
+  c.name = r.string("name", entry_name_from_file(r));
+  r.accept("description");
+  r.accept("source");
+  auto node = r.require_child("node");
+  c.node = read_node(node);
+  node.finish();
+  c.nodes = r.require_integer("nodes", {.min = 1});
+  if (auto network = r.child("network")) {
+    if (auto topology = network->get_choice("topology", topology_names())) {
+      c.network.topology = std::string(topology_names()[*topology]);
+    }
+    c.network.oversubscription = network->number("oversubscription", 1.0, {.min = 1.0});
+    network->accept("description");
+    network->finish();
+  }
+  return c;
+}
+
+}  // namespace clustersim::config

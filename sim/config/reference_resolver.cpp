@@ -1,0 +1,72 @@
+#include "sim/config/reference_resolver.hpp"
+
+#include <stdexcept>
+
+namespace clustersim::config {
+namespace {
+
+struct ChildSlot {
+  CatalogKind parent;
+  std::string_view key;
+  CatalogKind kind;
+};
+constexpr ChildSlot kChildSlots[] = {{CatalogKind::clusters, "node", CatalogKind::nodes},
+                                     {CatalogKind::nodes, "device", CatalogKind::devices}};
+struct TopSlot {
+  std::string_view pointer;
+  CatalogKind kind;
+};
+constexpr TopSlot kTopSlots[] = {{"/cluster", CatalogKind::clusters},
+                                 {"/cluster/node", CatalogKind::nodes},
+                                 {"/cluster/node/device", CatalogKind::devices},
+                                 {"/model", CatalogKind::models}};
+
+void add_problem(ResolvedDocument& doc, const std::string& pointer, std::string message) {
+  auto where = doc.origin.locate(pointer);
+  doc.problems.push_back({pointer, {std::move(where.file), std::move(where.pointer), std::move(message)}});
+}
+
+}  // namespace
+
+void ReferenceResolver::resolve_slot(ResolvedDocument& doc, nlohmann::json& value, const std::string& pointer,
+                                     CatalogKind kind) {
+  if (value.is_string()) {
+    std::filesystem::path file;
+    try {
+      file = catalog_.resolve(kind, value.get_ref<const std::string&>(), doc.origin.directory_of(pointer));
+      value = catalog_.load(file);
+    } catch (const std::invalid_argument& e) {
+      add_problem(doc, pointer, e.what());
+      return;
+    } catch (const ConfigError& e) {
+      for (const auto& d : e.diagnostics()) doc.problems.push_back({pointer, d});
+      add_problem(doc, pointer, "the referenced file could not be read (see above)");
+      return;
+    }
+    doc.origin.mount(pointer, file.string(), "", file.parent_path());
+  }
+  if (!value.is_object()) return;  // the section reader reports the type error
+  for (const auto& child : kChildSlots) {
+    if (child.parent != kind) continue;
+    if (auto it = value.find(child.key); it != value.end()) {
+      resolve_slot(doc, *it, child_pointer(pointer, child.key), child.kind);
+    }
+  }
+}
+
+void ReferenceResolver::resolve_experiment(ResolvedDocument& doc) { resolve_at(doc, ""); }
+
+void ReferenceResolver::resolve_at(ResolvedDocument& doc, const std::string& pointer) {
+  if (!doc.document.is_object()) return;
+  std::string_view done = "\x01";  // no slot resolved yet; never a prefix of a pointer
+  for (const auto& slot : kTopSlots) {
+    // Resolve the slots at or below `pointer`; resolve_slot descends into nested slots itself.
+    if (!pointer_within(slot.pointer, pointer) || pointer_within(slot.pointer, done)) continue;
+    const nlohmann::json::json_pointer jp{std::string(slot.pointer)};
+    if (!doc.document.contains(jp)) continue;
+    resolve_slot(doc, doc.document.at(jp), std::string(slot.pointer), slot.kind);
+    done = slot.pointer;
+  }
+}
+
+}  // namespace clustersim::config

@@ -1,0 +1,125 @@
+#include "sim/config/scenario_json.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "sim/config/enum_names.hpp"
+#include "sim/config/experiment_reader.hpp"
+#include "sim/core/unit_parse.hpp"
+
+namespace clustersim::config {
+namespace {
+
+constexpr int kDigits = 6;
+
+std::string text(double si, Dimension d) { return format_quantity(si, d, kDigits); }
+
+std::string bytes_text(Bytes b) {
+  constexpr double kGiB = 1073741824.0;
+  const double gib = b.value() / kGiB;
+  if (b.value() > 0 && gib == std::floor(gib)) return fmt::format("{} GiB", static_cast<long long>(gib));
+  return text(b.value(), Dimension::bytes);
+}
+
+nlohmann::json link_to_json(const LinkSpec& l) {
+  return {{"bandwidth", text(l.bandwidth.value(), Dimension::bandwidth)},
+          {"latency", text(l.latency.value(), Dimension::time)},
+          {"efficiency", l.efficiency}};
+}
+
+}  // namespace
+
+nlohmann::json device_to_json(const DeviceSpec& d) {
+  nlohmann::json peak = nlohmann::json::object();
+  for (const auto& [precision, rate] : d.peak) {
+    peak[std::string(name_of(precision_names(), precision))] = text(rate.value(), Dimension::flops_rate);
+  }
+  const auto& e = d.efficiency;
+  return {{"name", d.name},
+          {"display_name", d.display_name},
+          {"kind", d.kind},
+          {"peak", peak},
+          {"memory", {{"capacity", bytes_text(d.memory_capacity)},
+                      {"bandwidth", text(d.memory_bandwidth.value(), Dimension::bandwidth)}}},
+          {"power", {{"tdp", text(d.tdp.value(), Dimension::power)},
+                     {"idle", text(d.idle_power.value(), Dimension::power)}}},
+          {"efficiency", {{"gemm_max", e.gemm_max_efficiency},
+                          {"gemm_half_flops", text(e.gemm_half_flops, Dimension::flops)},
+                          {"attention", e.attention_efficiency},
+                          {"memory", e.memory_efficiency},
+                          {"kernel_overhead", text(e.kernel_overhead.value(), Dimension::time)}}}};
+}
+
+nlohmann::json node_to_json(const NodeSpec& n) {
+  nlohmann::json j = {{"name", n.name},
+                      {"device", device_to_json(n.device)},
+                      {"devices_per_node", n.devices_per_node},
+                      {"fabric", name_of(fabric_names(), n.fabric)},
+                      {"intra_link", link_to_json(n.intra)},
+                      {"nics", n.nics},
+                      {"host_power", text(n.host_power.value(), Dimension::power)}};
+  if (n.nics > 0) j["nic"] = link_to_json(n.nic);
+  return j;
+}
+
+nlohmann::json cluster_to_json(const ClusterSpec& c) {
+  return {{"name", c.name},
+          {"node", node_to_json(c.node)},
+          {"nodes", c.nodes},
+          {"network", {{"topology", c.network.topology}, {"oversubscription", c.network.oversubscription}}}};
+}
+
+nlohmann::json model_to_json(const TransformerSpec& m) {
+  nlohmann::json j = {{"name", m.name},
+                      {"layers", m.layers},
+                      {"hidden", m.hidden},
+                      {"heads", m.heads},
+                      {"kv_heads", m.kv_heads},
+                      {"ffn_hidden", m.ffn_hidden},
+                      {"vocab", m.vocab},
+                      {"seq_len", m.seq_len},
+                      {"mlp", name_of(mlp_names(), m.mlp)},
+                      {"norm", name_of(norm_names(), m.norm)},
+                      {"position", name_of(position_names(), m.position)},
+                      {"linear_bias", m.linear_bias},
+                      {"tied_embeddings", m.tied_embeddings}};
+  if (m.published_params >= 1e9) {
+    j["params"] = fmt::format("{:.{}g}B", m.published_params / 1e9, kDigits);
+  } else if (m.published_params > 0) {
+    j["params"] = format_quantity(m.published_params, Dimension::count, kDigits);
+  }
+  return j;
+}
+
+nlohmann::json scenario_to_json(const Scenario& s) {
+  const auto& p = s.parallelism;
+  const auto& t = s.training;
+  return {{"schema_version", kSchemaVersion},
+          {"name", s.name},
+          {"engine", s.engine},
+          {"cluster", cluster_to_json(s.cluster)},
+          {"model", model_to_json(s.model)},
+          {"parallelism", {{"tp", p.tp},
+                           {"pp", p.pp},
+                           {"dp", p.dp},
+                           {"cp", p.cp},
+                           {"ep", p.ep},
+                           {"vp", p.vp},
+                           {"sequence_parallel", p.sequence_parallel},
+                           {"zero_stage", p.zero_stage},
+                           {"schedule", name_of(schedule_names(), p.schedule)},
+                           {"tp_comm_overlap", p.tp_comm_overlap}}},
+          {"training", {{"micro_batch", t.micro_batch},
+                        {"global_batch", t.global_batch},
+                        {"seq_len", t.seq_len},
+                        {"precision", name_of(precision_names(), t.precision)},
+                        {"gradient_precision", name_of(precision_names(), t.gradient_precision)},
+                        {"master_weights", t.master_weights_fp32 ? "fp32" : "none"},
+                        {"recompute", name_of(recompute_names(), t.recompute)},
+                        {"optimizer", name_of(optimizer_names(), t.optimizer)},
+                        {"overlap_grad_reduce", t.overlap_grad_reduce},
+                        {"flash_attention", t.flash_attention}}}};
+}
+
+}  // namespace clustersim::config
