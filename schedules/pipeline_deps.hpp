@@ -47,9 +47,9 @@ inline bool crosses_stage(int consumer_stage, const OpRef& dep) {
 /// forward adds one; the fused backward, or for split backwards the backward_weight, releases it.
 /// Closed forms (checked by tests): gpipe m; 1f1b min(p - s, m); interleaved-1f1b
 /// min(2(p - s - 1) + (v - 1)p + 1, v m), i.e. v p + p - 1 on stage 0 = p (1 + (p-1)/(p v)) stage-sized
-/// units, Korthikanti et al. 2022, Section 4.3; zb-h1 min(p, m) on every stage, counting a microbatch
-/// until its W (Qi et al. 2024, Section 2.1: "all workers maintain the same number of in-flight
-/// microbatches").
+/// units (the interleaved-schedule factor of Korthikanti et al. 2022, arXiv:2205.05198); zb-h1 min(p, m)
+/// on every stage, counting a microbatch until its W (Qi et al. 2024, Section 2.1: "all workers
+/// maintain the same number of in-flight microbatches").
 /// Preconditions as build_schedule plus 0 <= stage < p. O(ops on the stage), no allocation.
 int peak_inflight_activations(const ScheduleSpec& spec, int stage);
 
