@@ -1,0 +1,39 @@
+#include "sim/run/job_shape.hpp"
+
+#include <fmt/format.h>
+
+namespace clustersim::run {
+
+Bytes JobShape::checkpoint_bytes() const {
+  const double n = static_cast<double>(devices);
+  const double w = weights_bytes_per_rank.value() * n / (weights_sharded_across_dp ? 1.0 : dp);
+  const double o = optimizer_bytes_per_rank.value() * n / (optimizer_sharded_across_dp ? 1.0 : dp);
+  return Bytes(w + o);
+}
+
+std::vector<Diagnostic> JobShape::validate() const {
+  std::vector<Diagnostic> out;
+  auto fail = [&out](const char* key, std::string msg) { out.push_back({"", fmt::format("/run/job/{}", key), std::move(msg)}); };
+  if (!(step_time.value() > 0)) fail("step_time", fmt::format("must be > 0 s, got {:g}", step_time.value()));
+  if (!(tokens_per_step > 0)) fail("tokens_per_step", fmt::format("must be > 0, got {:g}", tokens_per_step));
+  if (devices <= 0) fail("devices", fmt::format("must be > 0, got {}", devices));
+  if (devices_per_node <= 0) {
+    fail("devices_per_node", fmt::format("must be > 0, got {}", devices_per_node));
+  } else if (devices > 0 && devices % devices_per_node != 0) {
+    fail("devices_per_node", fmt::format("{} does not divide devices ({})", devices_per_node, devices));
+  }
+  if (nics_per_node < 0) fail("nics_per_node", fmt::format("must be >= 0, got {}", nics_per_node));
+  if (nodes_per_leaf_switch <= 0) {
+    fail("nodes_per_leaf_switch", fmt::format("must be > 0, got {}", nodes_per_leaf_switch));
+  }
+  if (dp <= 0) {
+    fail("dp", fmt::format("must be > 0, got {}", dp));
+  } else if (devices > 0 && devices % dp != 0) {
+    fail("dp", fmt::format("{} does not divide devices ({})", dp, devices));
+  }
+  if (weights_bytes_per_rank.value() < 0) fail("weights_bytes_per_rank", "must be >= 0");
+  if (optimizer_bytes_per_rank.value() < 0) fail("optimizer_bytes_per_rank", "must be >= 0");
+  return out;
+}
+
+}  // namespace clustersim::run

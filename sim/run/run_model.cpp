@@ -1,0 +1,109 @@
+#include "sim/run/run_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/diagnostics.hpp"
+
+namespace clustersim::run {
+namespace {
+
+Summary<Seconds> to_seconds(const Summary<double>& s) {
+  return {Seconds(s.mean), Seconds(s.p10), Seconds(s.p50), Seconds(s.p90), Seconds(s.ci95_half_width)};
+}
+
+}  // namespace
+
+RunResult simulate_run(const RunPlan& plan, std::uint64_t seed, int trials) {
+  CS_ASSERT(trials > 0, "at least one trial");
+  RunResult r;
+  r.steps = plan.steps;
+  r.trials = trials;
+  r.useful_time = plan.useful_time;
+  r.job_mtbf = plan.process.job_mtbf();
+  r.mean_time_between_interruptions = plan.process.mean_time_between_interruptions();
+  r.straggler_slowdown = plan.straggler_slowdown;
+  r.restart_time = plan.restart;
+  r.trial_outcomes.reserve(static_cast<std::size_t>(trials));
+  std::vector<double> walls, goodputs;
+  walls.reserve(static_cast<std::size_t>(trials));
+  goodputs.reserve(static_cast<std::size_t>(trials));
+  const double useful = plan.useful_time.value();
+  const double kept_full_width = useful * plan.straggler_slowdown;
+  LostTime sum;
+  for (int i = 0; i < trials; ++i) {
+    TrialOutcome t = simulate_trial(plan, seed, static_cast<std::uint64_t>(i));
+    const double wall = t.wall().value();
+    walls.push_back(wall);
+    goodputs.push_back(wall > 0 ? useful / wall : 1.0);
+    sum.recompute += t.states.recomputing;
+    sum.restart += t.states.restarting;
+    sum.repair_wait += t.states.repair_wait;
+    sum.restore += t.states.restoring;
+    sum.checkpoint_stall += t.states.checkpoint_stall;
+    sum.degraded += Seconds(std::max(0.0, t.states.training.value() - kept_full_width));
+    for (std::size_t c = 0; c < kComponentClassCount; ++c) r.interruptions_mean[c] += t.interruptions[c];
+    r.trial_outcomes.push_back(t);
+  }
+  const double n = trials;
+  r.lost_time_mean = {sum.recompute / n, sum.restart / n,          sum.repair_wait / n,
+                      sum.restore / n,   sum.checkpoint_stall / n, Seconds(kept_full_width - useful),
+                      sum.degraded / n};
+  for (auto& x : r.interruptions_mean) {
+    x /= n;
+    r.interruptions_total_mean += x;
+  }
+  r.wall_time = to_seconds(summarize(std::move(walls)));
+  r.goodput = summarize(std::move(goodputs));
+  r.checkpoint = {plan.checkpoint.size,   plan.checkpoint.write, plan.checkpoint.stall,
+                  plan.checkpoint.restore, plan.interval,         plan.optimal_interval,
+                  plan.mode,              plan.tier};
+  return r;
+}
+
+std::vector<WhatIfRow> what_if_table(const RunSpec& spec, const JobShape& job) {
+  const RunPlan base = make_run_plan(spec, job);
+  RunSpec sync_spec = spec;
+  sync_spec.checkpoint.mode = CheckpointMode::sync;
+  sync_spec.checkpoint.interval.reset();
+  // The grid is centred on the sync optimum (the async optimum is usually "as often as the drain
+  // allows", which the grid's small end and the configured interval cover).
+  Seconds centre = base.optimal_interval;
+  if (sync_spec.checkpoint.tier == CheckpointTier::storage && sync_spec.validate().empty()) {
+    centre = make_run_plan(sync_spec, job).optimal_interval;
+  }
+  std::vector<Seconds> intervals;
+  for (const double k : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+    if (centre.value() > 0 && std::isfinite(centre.value())) intervals.push_back(centre * k);
+  }
+  intervals.push_back(base.interval);
+  std::sort(intervals.begin(), intervals.end());
+  intervals.erase(std::unique(intervals.begin(), intervals.end(),
+                              [](Seconds a, Seconds b) { return std::abs(a / b - 1.0) < 1e-9; }),
+                  intervals.end());
+
+  std::vector<WhatIfRow> rows;
+  for (const Seconds interval : intervals) {
+    for (const CheckpointMode mode : {CheckpointMode::sync, CheckpointMode::async}) {
+      RunSpec s = spec;
+      s.checkpoint.interval = interval;
+      s.checkpoint.mode = mode;
+      WhatIfRow row{interval, mode, false, 0.0, Seconds(0)};
+      if (s.validate().empty() && validate_against_job(s, job).empty()) {
+        const RunResult r = simulate_run(make_run_plan(s, job), spec.seed, spec.what_if_trials);
+        row = {r.checkpoint.interval, mode, true, r.goodput.mean, r.wall_time.mean};
+      }
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+RunResult evaluate_run(const RunSpec& spec, const JobShape& job) {
+  const RunPlan plan = make_run_plan(spec, job);
+  RunResult r = simulate_run(plan, spec.seed, spec.trials);
+  r.what_if = what_if_table(spec, job);
+  return r;
+}
+
+}  // namespace clustersim::run

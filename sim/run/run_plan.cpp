@@ -1,0 +1,77 @@
+#include "sim/run/run_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/core/unit_parse.hpp"
+#include "sim/run/straggler_model.hpp"
+
+namespace clustersim::run {
+namespace {
+
+std::string fmt_time(Seconds s) { return format_quantity(s.value(), Dimension::time, 3); }
+
+std::int64_t resolve_steps(const RunSpec& spec, const JobShape& job) {
+  if (spec.steps) return *spec.steps;
+  return static_cast<std::int64_t>(std::ceil(*spec.tokens / job.tokens_per_step));
+}
+
+}  // namespace
+
+std::vector<Diagnostic> validate_against_job(const RunSpec& spec, const JobShape& job) {
+  std::vector<Diagnostic> out = job.validate();
+  if (!out.empty()) return out;
+  const CheckpointCosts costs = checkpoint_costs(spec.checkpoint, job);
+  if (spec.checkpoint.interval) {
+    const Seconds interval = *spec.checkpoint.interval;
+    if (interval < costs.write) {
+      out.push_back({"", "/run/checkpoint/interval",
+                     fmt::format("{} is shorter than the checkpoint write time {} ({} at the configured "
+                                 "bandwidth)",
+                                 fmt_time(interval), fmt_time(costs.write),
+                                 format_quantity(costs.size.value(), Dimension::bytes, 3))});
+    }
+    if (interval < job.step_time) {
+      out.push_back({"", "/run/checkpoint/interval",
+                     fmt::format("{} is shorter than one step ({})", fmt_time(interval), fmt_time(job.step_time))});
+    }
+  }
+  const double steps = spec.steps ? static_cast<double>(*spec.steps) : std::ceil(*spec.tokens / job.tokens_per_step);
+  if (steps > 9.0e15) {
+    out.push_back({"", spec.steps ? "/run/steps" : "/run/tokens", "the run is longer than 9e15 steps"});
+  }
+  return out;
+}
+
+RunPlan make_run_plan(const RunSpec& spec, const JobShape& job) {
+  std::vector<Diagnostic> diags = spec.validate();
+  if (diags.empty()) diags = validate_against_job(spec, job);
+  if (!diags.empty()) throw ConfigError(std::move(diags));
+
+  RunPlan plan;
+  plan.process = FailureProcess(spec.failures, job);
+  plan.steps = resolve_steps(spec, job);
+  plan.useful_time = job.step_time * static_cast<double>(plan.steps);
+  plan.straggler_slowdown = expected_step_slowdown(spec.stragglers, job.devices);
+  plan.mode = spec.checkpoint.mode;
+  plan.tier = spec.checkpoint.tier;
+  plan.checkpoint = checkpoint_costs(spec.checkpoint, job);
+  plan.optimal_interval = young_daly_interval(plan.checkpoint.stall, plan.process.job_mtbf());
+  Seconds interval = spec.checkpoint.interval.value_or(
+      max(max(plan.optimal_interval, plan.checkpoint.drain), job.step_time));
+  // A run shorter than its interval simply never checkpoints.
+  interval = min(interval, plan.useful_time);
+  const double interval_steps = std::max(1.0, std::round(interval / job.step_time));
+  plan.interval = job.step_time * interval_steps;
+  plan.restart = spec.recovery.restart_base + spec.recovery.restart_per_device * job.devices;
+  plan.recovery = spec.recovery;
+  plan.failures = spec.failures;
+  plan.nodes = job.nodes();
+  plan.dp = job.dp;
+  plan.nodes_per_leaf_switch = job.nodes_per_leaf_switch;
+  return plan;
+}
+
+}  // namespace clustersim::run
