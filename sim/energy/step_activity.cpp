@@ -15,13 +15,17 @@ StepActivity summarize(const StepTimeline& timeline) {
   out.step_time = timeline.step_time;
   out.devices.reserve(timeline.devices.size());
   for (const auto& dev : timeline.devices) {
-    RepresentativeActivity rep;
-    rep.name = dev.name;
-    rep.multiplicity = dev.multiplicity;
-    for (const auto& seg : resolve_overlaps(dev, timeline.step_time)) rep.time[seg.state] += seg.end - seg.start;
-    out.devices.push_back(std::move(rep));
+    out.devices.push_back(activity_of(dev, resolve_overlaps(dev, timeline.step_time)));
   }
   return out;
+}
+
+RepresentativeActivity activity_of(const DeviceTimeline& device, const std::vector<StateInterval>& resolved) {
+  RepresentativeActivity rep;
+  rep.name = device.name;
+  rep.multiplicity = device.multiplicity;
+  for (const auto& seg : resolved) rep.time[seg.state] += seg.end - seg.start;
+  return rep;
 }
 
 StepActivity normalized(StepActivity activity) {

@@ -31,6 +31,9 @@ struct StepActivity {
 /// Time per state of each representative from its resolved timeline.
 StepActivity summarize(const StepTimeline& timeline);
 
+/// Time per state of one representative, from its resolve_overlaps() cover.
+RepresentativeActivity activity_of(const DeviceTimeline& device, const std::vector<StateInterval>& resolved);
+
 /// Fills each representative's unaccounted time into `waiting` so that its states sum to the step.
 /// Asserts that no representative accounts for more than the step (relative tolerance 1e-9).
 StepActivity normalized(StepActivity activity);

@@ -25,31 +25,37 @@ Watts representative_peak(const RepresentativeActivity& rep, const PerState<Watt
   return peak;
 }
 
-// Maximum over time of sum_d m_d * P(state of d at t), by a sweep over segment boundaries.
-Watts timeline_device_power_peak(const StepTimeline& timeline, const PerState<Watts>& power) {
-  std::vector<std::pair<double, double>> deltas;  // (time, watts change)
-  for (const auto& dev : timeline.devices) {
-    for (const auto& seg : resolve_overlaps(dev, timeline.step_time)) {
-      const double w = power[seg.state].value() * dev.multiplicity;
-      deltas.emplace_back(seg.start.value(), +w);
-      deltas.emplace_back(seg.end.value(), -w);
+// Maximum over time of sum_d m_d * P(state of d at t), by a sweep over the points where some
+// representative changes power. `resolved` holds each representative's exclusive, gap-free cover.
+Watts timeline_device_power_peak(const StepTimeline& timeline,
+                                 const std::vector<std::vector<StateInterval>>& resolved,
+                                 const PerState<Watts>& power) {
+  std::vector<std::pair<double, double>> changes;  // (time, change of summed watts)
+  double at_start = 0.0;
+  for (std::size_t d = 0; d < resolved.size(); ++d) {
+    const double m = timeline.devices[d].multiplicity;
+    const auto& segs = resolved[d];
+    if (segs.empty()) continue;
+    at_start += power[segs.front().state].value() * m;
+    for (std::size_t i = 1; i < segs.size(); ++i) {
+      const double dw = (power[segs[i].state].value() - power[segs[i - 1].state].value()) * m;
+      if (dw != 0.0) changes.emplace_back(segs[i].start.value(), dw);
     }
   }
-  // Ends before starts at equal times: a segment ending at t and another starting at t do not overlap.
-  std::sort(deltas.begin(), deltas.end());
-  double current = 0.0;
-  double peak = 0.0;
+  std::sort(changes.begin(), changes.end());
+  double current = at_start;
+  double peak = at_start;
   std::size_t i = 0;
-  while (i < deltas.size()) {
-    const double t = deltas[i].first;
-    while (i < deltas.size() && deltas[i].first == t) current += deltas[i++].second;
+  while (i < changes.size()) {
+    const double t = changes[i].first;
+    while (i < changes.size() && changes[i].first == t) current += changes[i++].second;
     peak = std::max(peak, current);
   }
   return Watts(peak);
 }
 
 StepEnergy integrate(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& raw, double tokens,
-                     const StepTimeline* timeline) {
+                     const StepTimeline* timeline, const std::vector<std::vector<StateInterval>>* resolved) {
   CS_ASSERT(tokens > 0.0, "tokens per step must be positive");
   CS_ASSERT(shape.nodes > 0 && shape.devices_per_node > 0, "cluster shape must be positive");
   CS_ASSERT(raw.device_count() == shape.devices(), "representative multiplicities must cover every device");
@@ -94,8 +100,8 @@ StepEnergy integrate(const EnergySpec& spec, const ClusterShape& shape, const St
   e.peak_power.device = device_peak;
   e.peak_power.node = device_peak * static_cast<double>(shape.devices_per_node) + node_static;
   Watts device_sum_peak = summed_device_peak;
-  if (timeline != nullptr) {
-    device_sum_peak = timeline_device_power_peak(*timeline, e.state_power);
+  if (timeline != nullptr && resolved != nullptr) {
+    device_sum_peak = timeline_device_power_peak(*timeline, *resolved, e.state_power);
     e.peak_is_upper_bound = false;
   }
   e.peak_power.cluster = (device_sum_peak + static_it_power(spec, shape)) * spec.pue;
@@ -111,12 +117,20 @@ Watts static_it_power(const EnergySpec& spec, const ClusterShape& shape) {
 
 StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& activity,
                                double tokens_per_step) {
-  return integrate(spec, shape, activity, tokens_per_step, nullptr);
+  return integrate(spec, shape, activity, tokens_per_step, nullptr, nullptr);
 }
 
 StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape, const StepTimeline& timeline,
                                double tokens_per_step) {
-  return integrate(spec, shape, summarize(timeline), tokens_per_step, &timeline);
+  std::vector<std::vector<StateInterval>> resolved;
+  resolved.reserve(timeline.devices.size());
+  StepActivity activity;
+  activity.step_time = timeline.step_time;
+  for (const auto& dev : timeline.devices) {
+    resolved.push_back(resolve_overlaps(dev, timeline.step_time));
+    activity.devices.push_back(activity_of(dev, resolved.back()));
+  }
+  return integrate(spec, shape, activity, tokens_per_step, &timeline, &resolved);
 }
 
 }  // namespace clustersim
