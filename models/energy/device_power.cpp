@@ -32,8 +32,9 @@ std::vector<Diagnostic> DevicePower::validate(const std::string& pointer) const 
                                  to_string(s), w, tdp.value())});
     }
     if (s != DeviceState::idle && idle.value() >= 0.0 && power[s] < idle) {
-      out.push_back({"", ptr,
-                     fmt::format("{} power {} W is below the idle power {} W", to_string(s), w, idle.value())});
+      out.push_back(
+          {"", ptr,
+           fmt::format("{} power {} W is below the idle power {} W", to_string(s), w, idle.value())});
     }
   }
   for (auto& d : dvfs.validate(pointer + "/dvfs")) out.push_back(std::move(d));

@@ -4,11 +4,16 @@ namespace clustersim {
 
 std::string_view to_string(DeviceState s) {
   switch (s) {
-    case DeviceState::idle: return "idle";
-    case DeviceState::compute: return "compute";
-    case DeviceState::memory: return "memory";
-    case DeviceState::communication: return "communication";
-    case DeviceState::waiting: return "waiting";
+    case DeviceState::idle:
+      return "idle";
+    case DeviceState::compute:
+      return "compute";
+    case DeviceState::memory:
+      return "memory";
+    case DeviceState::communication:
+      return "communication";
+    case DeviceState::waiting:
+      return "waiting";
   }
   return "unknown";
 }

@@ -24,16 +24,23 @@ inline constexpr std::array<DeviceState, kDeviceStateCount> kAllDeviceStates{
     DeviceState::idle, DeviceState::compute, DeviceState::memory, DeviceState::communication,
     DeviceState::waiting};
 
-constexpr std::size_t state_index(DeviceState s) { return static_cast<std::size_t>(s); }
+constexpr std::size_t state_index(DeviceState s) {
+  return static_cast<std::size_t>(s);
+}
 
 /// Precedence when intervals overlap: a higher rank wins (compute 4 ... idle 0).
 constexpr int overlap_rank(DeviceState s) {
   switch (s) {
-    case DeviceState::compute: return 4;
-    case DeviceState::memory: return 3;
-    case DeviceState::communication: return 2;
-    case DeviceState::waiting: return 1;
-    case DeviceState::idle: return 0;
+    case DeviceState::compute:
+      return 4;
+    case DeviceState::memory:
+      return 3;
+    case DeviceState::communication:
+      return 2;
+    case DeviceState::waiting:
+      return 1;
+    case DeviceState::idle:
+      return 0;
   }
   return 0;
 }

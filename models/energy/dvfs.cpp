@@ -21,14 +21,15 @@ std::vector<Diagnostic> DvfsSpec::validate(const std::string& pointer) const {
   for (DeviceState s : kAllDeviceStates) {
     const double k = clock_power_fraction[s];
     if (!(k >= 0.0 && k <= 1.0)) {
-      out.push_back({"", fmt::format("{}/clock_power_fraction/{}", pointer, to_string(s)),
-                     fmt::format("fraction of dynamic power on the core clock must be in [0, 1], got {}", k)});
+      out.push_back(
+          {"", fmt::format("{}/clock_power_fraction/{}", pointer, to_string(s)),
+           fmt::format("fraction of dynamic power on the core clock must be in [0, 1], got {}", k)});
     }
     const double sigma = clock_time_fraction[s];
     if (!(sigma >= 0.0 && sigma <= 1.0)) {
-      out.push_back({"", fmt::format("{}/clock_time_fraction/{}", pointer, to_string(s)),
-                     fmt::format("fraction of time that scales with the core clock must be in [0, 1], got {}",
-                                 sigma)});
+      out.push_back(
+          {"", fmt::format("{}/clock_time_fraction/{}", pointer, to_string(s)),
+           fmt::format("fraction of time that scales with the core clock must be in [0, 1], got {}", sigma)});
     }
   }
   return out;

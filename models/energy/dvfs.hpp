@@ -28,7 +28,7 @@
 namespace clustersim {
 
 struct DvfsSpec {
-  double exponent = 3.0;  // alpha of eq. (1), in [1, 3]
+  double exponent = 3.0;                                             // alpha of eq. (1), in [1, 3]
   PerState<double> clock_power_fraction{{0.0, 1.0, 0.5, 0.3, 1.0}};  // k_s, each in [0, 1]
   PerState<double> clock_time_fraction{{0.0, 1.0, 0.2, 0.05, 0.0}};  // sigma_s, each in [0, 1]
   double min_clock_ratio = 0.3;  // lowest clock the firmware goes to, as a fraction of default, (0, 1]

@@ -19,8 +19,8 @@ std::vector<Diagnostic> EnergySpec::validate(const std::string& pointer) const {
   append(out, network.validate(pointer + "/network"));
   append(out, storage.validate(pointer + "/storage"));
   if (!std::isfinite(pue) || pue < 1.0) {
-    out.push_back({"", pointer + "/pue",
-                   fmt::format("PUE must be >= 1 (facility energy / IT energy), got {}", pue)});
+    out.push_back(
+        {"", pointer + "/pue", fmt::format("PUE must be >= 1 (facility energy / IT energy), got {}", pue)});
   }
   if (!std::isfinite(carbon_intensity.value()) || carbon_intensity.value() < 0.0) {
     out.push_back({"", pointer + "/carbon_intensity",

@@ -20,14 +20,14 @@
 namespace clustersim {
 
 struct EnergySpec {
-  DevicePower device;                  // /device
-  NodePower node;                      // /node
-  NetworkPower network;                // /network
-  StoragePower storage;                // /storage
-  double pue = 1.0;                    // /pue: facility energy / IT energy, >= 1
-  CarbonIntensity carbon_intensity{0}; // /carbon_intensity: grid kg CO2e per J, >= 0
-  Pricing pricing;                     // /price
-  std::optional<Watts> power_cap;      // /power_cap: per-device cap, none = default limit
+  DevicePower device;                   // /device
+  NodePower node;                       // /node
+  NetworkPower network;                 // /network
+  StoragePower storage;                 // /storage
+  double pue = 1.0;                     // /pue: facility energy / IT energy, >= 1
+  CarbonIntensity carbon_intensity{0};  // /carbon_intensity: grid kg CO2e per J, >= 0
+  Pricing pricing;                      // /price
+  std::optional<Watts> power_cap;       // /power_cap: per-device cap, none = default limit
 
   /// Every problem found, pointers prefixed by `pointer` (the section's own pointer).
   [[nodiscard]] std::vector<Diagnostic> validate(const std::string& pointer = "/energy") const;

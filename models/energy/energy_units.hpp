@@ -19,17 +19,35 @@ using CarbonIntensity = Quantity<struct CarbonIntensityTag>;  // kg CO2e per J o
 inline constexpr double kJoulesPerKwh = 3.6e6;
 inline constexpr double kJoulesPerMwh = 3.6e9;
 
-constexpr Usd operator*(UsdPerJoule p, Joules e) { return Usd(p.value() * e.value()); }
-constexpr Usd operator*(Joules e, UsdPerJoule p) { return p * e; }
-constexpr Usd operator*(UsdPerSecond r, Seconds t) { return Usd(r.value() * t.value()); }
-constexpr Usd operator*(Seconds t, UsdPerSecond r) { return r * t; }
-constexpr UsdPerSecond operator/(Usd m, Seconds t) { return UsdPerSecond(m.value() / t.value()); }
-constexpr KgCo2e operator*(CarbonIntensity c, Joules e) { return KgCo2e(c.value() * e.value()); }
-constexpr KgCo2e operator*(Joules e, CarbonIntensity c) { return c * e; }
+constexpr Usd operator*(UsdPerJoule p, Joules e) {
+  return Usd(p.value() * e.value());
+}
+constexpr Usd operator*(Joules e, UsdPerJoule p) {
+  return p * e;
+}
+constexpr Usd operator*(UsdPerSecond r, Seconds t) {
+  return Usd(r.value() * t.value());
+}
+constexpr Usd operator*(Seconds t, UsdPerSecond r) {
+  return r * t;
+}
+constexpr UsdPerSecond operator/(Usd m, Seconds t) {
+  return UsdPerSecond(m.value() / t.value());
+}
+constexpr KgCo2e operator*(CarbonIntensity c, Joules e) {
+  return KgCo2e(c.value() * e.value());
+}
+constexpr KgCo2e operator*(Joules e, CarbonIntensity c) {
+  return c * e;
+}
 
 /// Energy in megawatt-hours (1 MWh = 3.6e9 J), for reports.
-constexpr double to_mwh(Joules e) { return e.value() / kJoulesPerMwh; }
+constexpr double to_mwh(Joules e) {
+  return e.value() / kJoulesPerMwh;
+}
 /// Carbon mass in metric tonnes (1 t = 1000 kg), for reports.
-constexpr double to_tonnes(KgCo2e m) { return m.value() / 1000.0; }
+constexpr double to_tonnes(KgCo2e m) {
+  return m.value() / 1000.0;
+}
 
 }  // namespace clustersim

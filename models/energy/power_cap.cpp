@@ -15,7 +15,7 @@ double clock_ratio_for_cap(const DevicePower& device, DeviceState s, Watts cap) 
   const double k = device.dvfs.clock_power_fraction[s];
   if (dyn <= 0.0 || k <= 0.0) return 0.0;
   const double q = (cap.value() - idle) / dyn;  // required dynamic-power factor
-  const double x = (q - (1.0 - k)) / k;          // required r^alpha
+  const double x = (q - (1.0 - k)) / k;         // required r^alpha
   if (x <= 0.0) return 0.0;
   return std::pow(x, 1.0 / device.dvfs.exponent);
 }

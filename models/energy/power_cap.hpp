@@ -22,12 +22,12 @@ namespace clustersim {
 
 struct PowerCapEffect {
   Watts cap{0};
-  bool binding = false;    // at least one state drew more than the cap at default clocks
-  bool reachable = true;   // every state meets the cap within the device's clock range
-  double clock_ratio = 1.0;          // lowest per-state clock ratio (the clock of the hungriest state)
+  bool binding = false;      // at least one state drew more than the cap at default clocks
+  bool reachable = true;     // every state meets the cap within the device's clock range
+  double clock_ratio = 1.0;  // lowest per-state clock ratio (the clock of the hungriest state)
   PerState<double> state_clock_ratio{{1.0, 1.0, 1.0, 1.0, 1.0}};
   PerState<double> slowdown{{1.0, 1.0, 1.0, 1.0, 1.0}};  // duration multiplier per state, >= 1
-  PerState<Watts> power;                                  // board power per state under the cap
+  PerState<Watts> power;                                 // board power per state under the cap
 };
 
 /// Applies `cap` to `device`. Preconditions: device.validate() is empty; cap > 0.

@@ -32,8 +32,8 @@ double parse_per_unit(const Split& s, Dimension d, std::string_view text, std::s
   try {
     return parse_quantity(fmt::format("1 {}", unit), d);
   } catch (const std::invalid_argument&) {
-    throw std::invalid_argument(
-        fmt::format("\"{}\" is not a price rate: unknown unit \"/{}\" (expected e.g. {})", text, s.per, examples));
+    throw std::invalid_argument(fmt::format(
+        "\"{}\" is not a price rate: unknown unit \"/{}\" (expected e.g. {})", text, s.per, examples));
   }
 }
 

@@ -36,8 +36,9 @@ std::vector<Diagnostic> Pricing::validate(const std::string& pointer) const {
     }
   }
   if (device_rental && capital) {
-    out.push_back({"", pointer,
-                   "give either a device-hour price (device_hour) or capital amortisation (capex), not both"});
+    out.push_back(
+        {"", pointer,
+         "give either a device-hour price (device_hour) or capital amortisation (capex), not both"});
   }
   return out;
 }

@@ -16,8 +16,8 @@
 namespace clustersim {
 
 struct CapitalAmortisation {
-  Usd per_device{0};         // purchase price per device incl. its share of node, network, facility
-  Seconds period{0};         // straight-line amortisation period (> 0), e.g. 4 years
+  Usd per_device{0};  // purchase price per device incl. its share of node, network, facility
+  Seconds period{0};  // straight-line amortisation period (> 0), e.g. 4 years
 };
 
 struct Pricing {

@@ -14,11 +14,11 @@
 namespace clustersim {
 
 struct TrainingRunEnergyInput {
-  long long accelerators = 0;          // > 0
-  Watts avg_system_power{0};           // per accelerator, incl. host share; > 0
-  Seconds duration{0};                 // wall time of training; > 0
-  double pue = 1.0;                    // >= 1
-  CarbonIntensity carbon_intensity{0}; // of the datacenter's electricity when the run ran; >= 0
+  long long accelerators = 0;           // > 0
+  Watts avg_system_power{0};            // per accelerator, incl. host share; > 0
+  Seconds duration{0};                  // wall time of training; > 0
+  double pue = 1.0;                     // >= 1
+  CarbonIntensity carbon_intensity{0};  // of the datacenter's electricity when the run ran; >= 0
 };
 
 struct TrainingRunEnergy {

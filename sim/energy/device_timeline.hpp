@@ -23,14 +23,14 @@ struct StateInterval {
 };
 
 struct DeviceTimeline {
-  std::string name;       // e.g. "pp-stage-0", for reports
-  int multiplicity = 1;   // real devices represented, > 0
+  std::string name;                      // e.g. "pp-stage-0", for reports
+  int multiplicity = 1;                  // real devices represented, > 0
   std::vector<StateInterval> intervals;  // any order, may overlap
 };
 
 struct StepTimeline {
-  Seconds step_time{0};                // > 0
-  std::vector<DeviceTimeline> devices; // representatives
+  Seconds step_time{0};                 // > 0
+  std::vector<DeviceTimeline> devices;  // representatives
 };
 
 /// Exclusive, sorted, gap-free cover of [0, step_time] with adjacent equal states merged.

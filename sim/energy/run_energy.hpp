@@ -26,7 +26,9 @@ struct RunTimeInStates {
   Seconds restoring{0};         // reading the last checkpoint
   Seconds checkpoint_stall{0};  // training blocked while a checkpoint is written
 
-  [[nodiscard]] Seconds wall() const { return training + recomputing + restarting + restoring + checkpoint_stall; }
+  [[nodiscard]] Seconds wall() const {
+    return training + recomputing + restarting + restoring + checkpoint_stall;
+  }
 };
 
 struct RunEnergyByState {
@@ -38,11 +40,11 @@ struct RunEnergyByState {
 };
 
 struct RunEnergy {
-  Joules energy{0};            // facility energy over the run
+  Joules energy{0};  // facility energy over the run
   RunEnergyByState by_state;
   KgCo2e co2e{0};
   Usd electricity_cost{0};
-  Usd device_cost{0};          // rental or amortised capital for devices * wall time
+  Usd device_cost{0};  // rental or amortised capital for devices * wall time
   [[nodiscard]] Usd cost() const { return electricity_cost + device_cost; }
   [[nodiscard]] double mwh() const { return to_mwh(energy); }
   [[nodiscard]] double co2e_tonnes() const { return to_tonnes(co2e); }

@@ -16,8 +16,8 @@ namespace clustersim {
 
 struct RepresentativeActivity {
   std::string name;
-  int multiplicity = 1;            // > 0
-  PerState<Seconds> time;          // seconds in each state during the step
+  int multiplicity = 1;    // > 0
+  PerState<Seconds> time;  // seconds in each state during the step
 };
 
 struct StepActivity {

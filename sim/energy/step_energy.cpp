@@ -10,7 +10,9 @@
 namespace clustersim {
 namespace {
 
-Watts nic_power_per_node(const EnergySpec& spec) { return spec.node.nic * static_cast<double>(spec.node.nics); }
+Watts nic_power_per_node(const EnergySpec& spec) {
+  return spec.node.nic * static_cast<double>(spec.node.nics);
+}
 
 long long total_nics(const EnergySpec& spec, const ClusterShape& shape) {
   return static_cast<long long>(shape.nodes) * spec.node.nics;
@@ -54,8 +56,9 @@ Watts timeline_device_power_peak(const StepTimeline& timeline,
   return Watts(peak);
 }
 
-StepEnergy integrate(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& raw, double tokens,
-                     const StepTimeline* timeline, const std::vector<std::vector<StateInterval>>* resolved) {
+StepEnergy integrate(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& raw,
+                     double tokens, const StepTimeline* timeline,
+                     const std::vector<std::vector<StateInterval>>* resolved) {
   CS_ASSERT(tokens > 0.0, "tokens per step must be positive");
   CS_ASSERT(shape.nodes > 0 && shape.devices_per_node > 0, "cluster shape must be positive");
   CS_ASSERT(raw.device_count() == shape.devices(), "representative multiplicities must cover every device");
@@ -115,13 +118,13 @@ Watts static_it_power(const EnergySpec& spec, const ClusterShape& shape) {
          spec.network.for_nics(total_nics(spec, shape));
 }
 
-StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& activity,
-                               double tokens_per_step) {
+StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape,
+                               const StepActivity& activity, double tokens_per_step) {
   return integrate(spec, shape, activity, tokens_per_step, nullptr, nullptr);
 }
 
-StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape, const StepTimeline& timeline,
-                               double tokens_per_step) {
+StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape,
+                               const StepTimeline& timeline, double tokens_per_step) {
   std::vector<std::vector<StateInterval>> resolved;
   resolved.reserve(timeline.devices.size());
   StepActivity activity;

@@ -41,27 +41,27 @@ struct EnergyByComponent {
 
 struct StepEnergy {
   Seconds step_time{0};
-  double tokens = 0;         // tokens per step
-  Joules per_step{0};        // facility energy of the whole job for one step
+  double tokens = 0;   // tokens per step
+  Joules per_step{0};  // facility energy of the whole job for one step
   Joules per_token{0};
-  Joules per_device{0};      // per_step / devices
+  Joules per_device{0};  // per_step / devices
   PowerFigures avg_power;
   PowerFigures peak_power;
   bool peak_is_upper_bound = true;  // false when the cluster peak came from a timeline sweep
   EnergyByComponent by_component;
-  PerState<Watts> state_power;      // board power per state used (after the cap)
-  PerState<Seconds> device_seconds; // summed over all real devices
-  PerState<Joules> device_joules;   // summed over all real devices
+  PerState<Watts> state_power;       // board power per state used (after the cap)
+  PerState<Seconds> device_seconds;  // summed over all real devices
+  PerState<Joules> device_joules;    // summed over all real devices
 };
 
 /// From the aggregate form. Preconditions (asserted): spec.validate() empty, tokens_per_step > 0,
 /// activity.device_count() == shape.devices(), state times of each representative <= step time.
-StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& activity,
-                               double tokens_per_step);
+StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape,
+                               const StepActivity& activity, double tokens_per_step);
 
 /// From a timeline: same figures, and the cluster peak from a sweep over time.
-StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape, const StepTimeline& timeline,
-                               double tokens_per_step);
+StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape,
+                               const StepTimeline& timeline, double tokens_per_step);
 
 /// Constant (state-independent) IT power of the job: hosts, NICs and switch fabric.
 Watts static_it_power(const EnergySpec& spec, const ClusterShape& shape);

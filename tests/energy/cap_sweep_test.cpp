@@ -49,8 +49,8 @@ TEST_CASE("a cap above TDP is a no-op in the sweep") {
 TEST_CASE("the sweep reports step time, energy per token and cost per token per cap, in order") {
   const EnergySpec spec = test::h100_reference_spec();
   const ClusterShape shape{1, 8};
-  const auto points =
-      sweep_power_caps(spec, shape, synthetic_step(0.9, 0.1), 1e5, {Watts(700), Watts(600), Watts(500), Watts(400)});
+  const auto points = sweep_power_caps(spec, shape, synthetic_step(0.9, 0.1), 1e5,
+                                       {Watts(700), Watts(600), Watts(500), Watts(400)});
   REQUIRE(points.size() == 4);
   for (std::size_t i = 1; i < points.size(); ++i) {
     CHECK(points[i].cap < points[i - 1].cap);
@@ -78,5 +78,6 @@ TEST_CASE("slower representatives set the capped step and faster ones wait") {
   const StepActivity capped = apply_cap_to_activity(a, e);
   CHECK(capped.step_time.value() == Approx(e.slowdown[DeviceState::compute]));
   const auto& l = capped.devices[1].time;
-  CHECK((l[DeviceState::communication] + l[DeviceState::waiting]).value() == Approx(capped.step_time.value()));
+  CHECK((l[DeviceState::communication] + l[DeviceState::waiting]).value() ==
+        Approx(capped.step_time.value()));
 }

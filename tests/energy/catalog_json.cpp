@@ -60,10 +60,11 @@ EnergySpec h100_reference_spec() {
   s.network = network_power_from_json(infra.at("networks").at("ib-ndr-fat-tree-3-tier"));
   s.storage.checkpoint_io = watts(infra.at("storage").at("parallel-fs-appliance").at("checkpoint_io"));
   s.pue = pue.at("entries").at("microsoft-azure-2020").at("pue").get<double>();
-  s.carbon_intensity = CarbonIntensity(parse_quantity(
-      carbon.at("entries").at("us-average-2021").at("gross").get<std::string>(), Dimension::carbon_intensity));
-  s.pricing.electricity =
-      parse_energy_price(prices.at("electricity").at("us-industrial-average-2023").at("price").get<std::string>());
+  s.carbon_intensity = CarbonIntensity(
+      parse_quantity(carbon.at("entries").at("us-average-2021").at("gross").get<std::string>(),
+                     Dimension::carbon_intensity));
+  s.pricing.electricity = parse_energy_price(
+      prices.at("electricity").at("us-industrial-average-2023").at("price").get<std::string>());
   const auto& capex = prices.at("capex").at("illustrative-h100-with-system-share");
   s.pricing.capital = CapitalAmortisation{
       Usd(parse_quantity(capex.at("per_device").get<std::string>(), Dimension::money)),

@@ -8,7 +8,9 @@
 using namespace clustersim;
 
 namespace {
-DevicePower h100() { return test::h100_reference_spec().device; }
+DevicePower h100() {
+  return test::h100_reference_spec().device;
+}
 }  // namespace
 
 TEST_CASE("a cap at or above TDP changes nothing") {

@@ -19,7 +19,13 @@ TEST_CASE("device-hour prices parse to USD per second") {
 }
 
 TEST_CASE("malformed prices are rejected with the expected form named") {
-  SECTION("no per-unit") { CHECK_THROWS_WITH(parse_energy_price("0.12 USD"), Catch::Contains("missing \"/unit\"")); }
-  SECTION("wrong per-unit") { CHECK_THROWS_WITH(parse_energy_price("0.12 USD/h"), Catch::Contains("unknown unit")); }
-  SECTION("bad amount") { CHECK_THROWS_AS(parse_time_price("cheap/h"), std::invalid_argument); }
+  SECTION("no per-unit") {
+    CHECK_THROWS_WITH(parse_energy_price("0.12 USD"), Catch::Contains("missing \"/unit\""));
+  }
+  SECTION("wrong per-unit") {
+    CHECK_THROWS_WITH(parse_energy_price("0.12 USD/h"), Catch::Contains("unknown unit"));
+  }
+  SECTION("bad amount") {
+    CHECK_THROWS_AS(parse_time_price("cheap/h"), std::invalid_argument);
+  }
 }

@@ -87,8 +87,14 @@ TEST_CASE("the cluster peak from a timeline sees that representatives do not pea
   const ClusterShape shape{1, 8};
   StepTimeline tl;
   tl.step_time = Seconds(2);
-  DeviceTimeline a{"a", 4, {{Seconds(0), Seconds(1), DeviceState::compute}, {Seconds(1), Seconds(2), DeviceState::waiting}}};
-  DeviceTimeline b{"b", 4, {{Seconds(0), Seconds(1), DeviceState::waiting}, {Seconds(1), Seconds(2), DeviceState::compute}}};
+  DeviceTimeline a{
+      "a",
+      4,
+      {{Seconds(0), Seconds(1), DeviceState::compute}, {Seconds(1), Seconds(2), DeviceState::waiting}}};
+  DeviceTimeline b{
+      "b",
+      4,
+      {{Seconds(0), Seconds(1), DeviceState::waiting}, {Seconds(1), Seconds(2), DeviceState::compute}}};
   tl.devices = {a, b};
   const StepEnergy from_timeline = compute_step_energy(spec, shape, tl, 1000.0);
   const StepEnergy from_activity = compute_step_energy(spec, shape, summarize(tl), 1000.0);

@@ -7,7 +7,8 @@ using namespace clustersim;
 
 TEST_CASE("gaps inside the step count as waiting and intervals are clipped to the step") {
   DeviceTimeline d;
-  d.intervals = {{Seconds(1), Seconds(3), DeviceState::compute}, {Seconds(9), Seconds(12), DeviceState::memory}};
+  d.intervals = {{Seconds(1), Seconds(3), DeviceState::compute},
+                 {Seconds(9), Seconds(12), DeviceState::memory}};
   const auto segs = resolve_overlaps(d, Seconds(10));
   REQUIRE(segs.size() == 4);
   CHECK(segs[0].state == DeviceState::waiting);
@@ -34,7 +35,8 @@ TEST_CASE("overlapping intervals resolve to the most power-hungry state") {
 
 TEST_CASE("adjacent segments of the same state are merged") {
   DeviceTimeline d;
-  d.intervals = {{Seconds(0), Seconds(1), DeviceState::compute}, {Seconds(1), Seconds(2), DeviceState::compute}};
+  d.intervals = {{Seconds(0), Seconds(1), DeviceState::compute},
+                 {Seconds(1), Seconds(2), DeviceState::compute}};
   const auto segs = resolve_overlaps(d, Seconds(2));
   REQUIRE(segs.size() == 1);
   CHECK(segs[0].end.value() == 2.0);

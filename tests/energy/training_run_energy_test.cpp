@@ -15,7 +15,8 @@ CarbonIntensity intensity_for(const nlohmann::json& catalog, const std::string& 
   for (const auto& [name, entry] : catalog.at("entries").items()) {
     for (const auto& id : entry.at("applies_to")) {
       if (id.get<std::string>() == record_id) {
-        return CarbonIntensity(parse_quantity(entry.at(kind).get<std::string>(), Dimension::carbon_intensity));
+        return CarbonIntensity(
+            parse_quantity(entry.at(kind).get<std::string>(), Dimension::carbon_intensity));
       }
     }
   }
@@ -25,7 +26,8 @@ CarbonIntensity intensity_for(const nlohmann::json& catalog, const std::string& 
 
 }  // namespace
 
-TEST_CASE("Patterson 2021 training runs: energy and tCO2e reproduced within 5 % from power, count, days, PUE") {
+TEST_CASE(
+    "Patterson 2021 training runs: energy and tCO2e reproduced within 5 % from power, count, days, PUE") {
   const auto runs = test::read_json("../shared/reference/published_runs.json");
   const auto carbon = test::read_json("configs/energy/carbon_intensity.json");
   int checked = 0;
