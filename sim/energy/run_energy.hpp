@@ -1,10 +1,12 @@
 // Energy, emissions and cost of a whole training run, from the run model's time in each run state.
 //
-// The run model (sim/run) gives, per trial, the wall time the job spends in each state. Powers per state
+// The run model (sim/run, run::StateTimes) gives, per trial, the wall time the job spends in each state;
+// the fields below map one to one. Powers per state
 // (all multiplied by PUE for the facility):
 //   training         the step's average cluster power (StepEnergy::avg_power.cluster, includes PUE)
 //   recomputing      same as training (lost work is re-done by the same steps)
 //   restarting       devices idle + static IT (hosts, NICs, switches)
+//   repair_wait      same as restarting (the job holds its nodes while waiting for a repaired one)
 //   restoring        devices idle + static IT + storage checkpoint I/O power
 //   checkpoint_stall devices waiting + static IT + storage checkpoint I/O power
 // energy  E = sum_state P_state * t_state
@@ -23,11 +25,12 @@ struct RunTimeInStates {
   Seconds training{0};          // productive steps
   Seconds recomputing{0};       // steps re-done after a failure (lost work)
   Seconds restarting{0};        // detection, rescheduling, relaunch, initialisation
+  Seconds repair_wait{0};       // waiting for a repaired node when no spare is available
   Seconds restoring{0};         // reading the last checkpoint
   Seconds checkpoint_stall{0};  // training blocked while a checkpoint is written
 
   [[nodiscard]] Seconds wall() const {
-    return training + recomputing + restarting + restoring + checkpoint_stall;
+    return training + recomputing + restarting + repair_wait + restoring + checkpoint_stall;
   }
 };
 
@@ -35,6 +38,7 @@ struct RunEnergyByState {
   Joules training{0};
   Joules recomputing{0};
   Joules restarting{0};
+  Joules repair_wait{0};
   Joules restoring{0};
   Joules checkpoint_stall{0};
 };

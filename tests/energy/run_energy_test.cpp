@@ -26,6 +26,7 @@ TEST_CASE("run energy charges each run state with its own power, all through PUE
   t.training = Seconds(86400);
   t.recomputing = Seconds(3600);
   t.restarting = Seconds(1800);
+  t.repair_wait = Seconds(900);
   t.restoring = Seconds(600);
   t.checkpoint_stall = Seconds(1200);
   const RunEnergy r = compute_run_energy(spec, shape, step, t);
@@ -35,11 +36,12 @@ TEST_CASE("run energy charges each run state with its own power, all through PUE
   CHECK(r.by_state.training.value() == Approx(step.avg_power.cluster.value() * 86400));
   CHECK(r.by_state.recomputing.value() == Approx(step.avg_power.cluster.value() * 3600));
   CHECK(r.by_state.restarting.value() == Approx((128 * 70.0 + static_it) * 1800 * pue));
+  CHECK(r.by_state.repair_wait.value() == Approx((128 * 70.0 + static_it) * 900 * pue));
   CHECK(r.by_state.restoring.value() == Approx((128 * 70.0 + static_it + 3000.0) * 600 * pue));
   CHECK(r.by_state.checkpoint_stall.value() == Approx((128 * 150.0 + static_it + 3000.0) * 1200 * pue));
   const double total = r.by_state.training.value() + r.by_state.recomputing.value() +
-                       r.by_state.restarting.value() + r.by_state.restoring.value() +
-                       r.by_state.checkpoint_stall.value();
+                       r.by_state.restarting.value() + r.by_state.repair_wait.value() +
+                       r.by_state.restoring.value() + r.by_state.checkpoint_stall.value();
   CHECK(r.energy.value() == Approx(total));
   CHECK(r.mwh() == Approx(total / 3.6e9));
   CHECK(r.co2e.value() == Approx(total * spec.carbon_intensity.value()));
