@@ -1,0 +1,149 @@
+#include "sim/report/step_report.hpp"
+
+#include <fmt/format.h>
+
+#include "models/transformer_cost.hpp"
+#include "sim/config/scenario_json.hpp"
+#include "sim/core/unit_parse.hpp"
+
+namespace clustersim {
+namespace {
+
+nlohmann::json memory_json(const MemoryBreakdown& m, Bytes capacity, bool fits, int stage) {
+  return {{"weights_bytes", m.weights.value()},
+          {"gradients_bytes", m.gradients.value()},
+          {"optimizer_bytes", m.optimizer.value()},
+          {"activations_bytes", m.activations.value()},
+          {"other_bytes", m.other.value()},
+          {"total_bytes", m.total().value()},
+          {"capacity_bytes", capacity.value()},
+          {"headroom_bytes", capacity.value() - m.total().value()},
+          {"fits", fits},
+          {"stage", stage}};
+}
+
+nlohmann::json comm_json(const CommExposed& c) {
+  return {{"tp", c.tp.value()}, {"pp", c.pp.value()}, {"dp", c.dp.value()}, {"cp", c.cp.value()}, {"ep", c.ep.value()}};
+}
+
+std::string gib(Bytes b) { return fmt::format("{:.2f} GiB", b.value() / 1073741824.0); }
+std::string secs(Seconds s) { return format_quantity(s.value(), Dimension::time); }
+
+}  // namespace
+
+nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs) {
+  nlohmann::json j;
+  j["engine"] = r.engine;
+  j["devices"] = r.devices;
+  j["step_time_s"] = r.step_time.value();
+  j["tokens_per_step"] = r.tokens_per_step;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["microbatches"] = r.microbatches;
+  j["model_flops_per_step"] = r.model_flops_per_step;
+  j["hardware_flops_per_step"] = r.hardware_flops_per_step;
+  j["tflops_per_device"] = r.tflops_per_device;
+  j["hw_tflops_per_device"] = r.hw_tflops_per_device;
+  j["mfu"] = r.mfu;
+  j["hfu"] = r.hfu;
+  j["bubble_fraction"] = r.bubble_fraction;
+  j["bubble_fraction_textbook"] = r.bubble_fraction_textbook;
+  j["memory"] = memory_json(r.memory, r.memory_capacity, r.fits, r.memory_stage);
+  j["communication_exposed_s"] = comm_json(r.comm_exposed);
+  j["critical_stage"] = r.critical_stage;
+  nlohmann::json stages = nlohmann::json::array();
+  for (const StageSummary& st : r.stages) {
+    stages.push_back({{"compute_s", st.compute.value()},
+                      {"recompute_s", st.recompute.value()},
+                      {"tp_exposed_s", st.tp_exposed.value()},
+                      {"cp_exposed_s", st.cp_exposed.value()},
+                      {"pp_exposed_s", st.pp_exposed.value()},
+                      {"dp_exposed_s", st.dp_exposed.value()},
+                      {"optimizer_s", st.optimizer.value()},
+                      {"bubble_s", st.bubble.value()},
+                      {"end_s", st.end.value()},
+                      {"memory_total_bytes", st.memory.total().value()}});
+  }
+  j["stages"] = std::move(stages);
+  if (include_inputs) j["experiment"] = config::scenario_to_json(s);
+  return j;
+}
+
+std::string step_report_text(const Scenario& s, const StepResult& r) {
+  const ParallelismSpec& p = s.parallelism;
+  const TrainingSpec& t = s.training;
+  std::string out;
+  auto line = [&out](std::string_view label, const std::string& value) {
+    out += fmt::format("  {:<28}{}\n", label, value);
+  };
+  out += fmt::format("clustersim — {} ({} engine)\n", s.name.empty() ? "experiment" : s.name, r.engine);
+  out += "inputs\n";
+  line("model", fmt::format("{} ({} layers, hidden {}, {} heads, {:.1f} B parameters)", s.model.name,
+                            s.model.layers, s.model.hidden, s.model.heads,
+                            parameter_count(s.model).total(s.model.layers) / 1e9));
+  line("cluster", fmt::format("{}: {} nodes x {} {} = {} devices", s.cluster.name, s.cluster.nodes,
+                              s.cluster.node.devices_per_node, s.cluster.node.device.name, r.devices));
+  line("parallelism", fmt::format("TP {} PP {} DP {} CP {} VP {}{}, ZeRO {}, schedule {}", p.tp, p.pp, p.dp,
+                                  p.cp, p.vp, p.sequence_parallel ? " +SP" : "", p.zero_stage,
+                                  to_string(p.schedule)));
+  const char* rc = t.recompute == Recompute::none ? "none" : (t.recompute == Recompute::selective ? "selective" : "full");
+  line("batch", fmt::format("micro {} x {} micro-batches, global {} sequences of {} tokens", t.micro_batch,
+                            r.microbatches, t.global_batch, t.seq_len));
+  line("training", fmt::format("{} compute, recompute {}, flash attention {}", to_string(t.precision), rc,
+                               t.flash_attention ? "on" : "off"));
+  out += "step\n";
+  line("step time", secs(r.step_time));
+  line("throughput", fmt::format("{:.0f} tokens/s", r.tokens_per_s));
+  line("model TFLOP/s per device", fmt::format("{:.1f} TFLOP/s", r.tflops_per_device));
+  line("hardware TFLOP/s per device", fmt::format("{:.1f} TFLOP/s (incl. recomputation)", r.hw_tflops_per_device));
+  line("MFU", fmt::format("{:.1f} %", 100.0 * r.mfu));
+  line("HFU", fmt::format("{:.1f} %", 100.0 * r.hfu));
+  line("pipeline bubble", fmt::format("{:.1f} % of step time (textbook (p-1)/(v*m+p-1): {:.1f} %)",
+                                      100.0 * r.bubble_fraction, 100.0 * r.bubble_fraction_textbook));
+  out += fmt::format("memory per device (stage {}, the fullest)\n", r.memory_stage);
+  line("weights", gib(r.memory.weights));
+  line("gradients", gib(r.memory.gradients));
+  line("optimizer states", gib(r.memory.optimizer));
+  line("activations", gib(r.memory.activations));
+  line("other (runtime, buffers)", gib(r.memory.other));
+  const double headroom = r.memory_capacity.value() - r.memory.total().value();
+  line("total", fmt::format("{} of {} — {}", gib(r.memory.total()), gib(r.memory_capacity),
+                            r.fits ? fmt::format("fits, {} free", gib(Bytes(headroom)))
+                                   : fmt::format("DOES NOT FIT by {}", gib(Bytes(-headroom)))));
+  out += fmt::format("communication exposed (critical stage {})\n", r.critical_stage);
+  line("tensor parallel", secs(r.comm_exposed.tp));
+  line("pipeline parallel", secs(r.comm_exposed.pp));
+  line("data parallel", secs(r.comm_exposed.dp));
+  line("context parallel", secs(r.comm_exposed.cp));
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> flatten_scalars(const nlohmann::json& j) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto walk = [&out](const auto& self, const nlohmann::json& node, const std::string& prefix) -> void {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+      if (it->is_object()) {
+        self(self, *it, key);
+      } else if (it->is_primitive()) {
+        out.emplace_back(key, it->is_string() ? it->get<std::string>() : it->dump());
+      }
+    }
+  };
+  walk(walk, j, "");
+  return out;
+}
+
+std::string step_report_csv(const Scenario& s, const StepResult& r) {
+  nlohmann::json j = step_report_json(s, r, false);
+  j.erase("stages");
+  j["name"] = s.name;
+  const auto cols = flatten_scalars(j);
+  std::string header, values;
+  for (const auto& [k, v] : cols) {
+    header += (header.empty() ? "" : ",") + k;
+    values += (values.empty() ? "" : ",") + (v.find(',') != std::string::npos ? "\"" + v + "\"" : v);
+  }
+  return header + "\n" + values + "\n";
+}
+
+}  // namespace clustersim

@@ -1,0 +1,30 @@
+// Rendering of a step prediction: JSON (stable keys), readable text, CSV.
+//
+// JSON keys are a contract (later work adds keys, never renames): step_time_s, tokens_per_s,
+// tflops_per_device, mfu, hfu, bubble_fraction, bubble_fraction_textbook, memory{...}, communication_exposed_s
+// {tp, pp, dp, cp, ep}, devices, engine. Every figure's unit is in its key name or documented in
+// docs/metrics.md.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/scenario.hpp"
+#include "sim/engine/step_result.hpp"
+
+namespace clustersim {
+
+/// The report as JSON. `include_inputs` echoes the scenario under "experiment".
+nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs = true);
+
+/// Human-readable summary with units.
+std::string step_report_text(const Scenario& s, const StepResult& r);
+
+/// CSV: a header line and one data line of the scalar metrics (flattened JSON keys, '.'-joined).
+std::string step_report_csv(const Scenario& s, const StepResult& r);
+
+/// Flattens the scalar leaves of a JSON object into (dotted key, value text) pairs, in key order.
+std::vector<std::pair<std::string, std::string>> flatten_scalars(const nlohmann::json& j);
+
+}  // namespace clustersim

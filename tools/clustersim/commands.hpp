@@ -1,0 +1,22 @@
+// Subcommands of the clustersim CLI. Each registers its options on the app and returns the callback
+// that runs it; the callback returns the process exit code (0 ok, 2 bad input, 3 validation failed).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace clustersim::cli {
+
+struct GlobalOptions {
+  std::vector<std::string> config_dirs;
+};
+
+using Command = std::function<int()>;
+
+Command add_run_command(CLI::App& app, const GlobalOptions& global);
+Command add_validate_command(CLI::App& app, const GlobalOptions& global);
+
+}  // namespace clustersim::cli

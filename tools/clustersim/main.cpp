@@ -1,0 +1,47 @@
+// clustersim: predicts step time, MFU, memory, communication and energy of large-model training.
+// Thin CLI: parse arguments, call the library, print, map errors to exit codes.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <map>
+
+#include "commands.hpp"
+#include "sim/core/diagnostics.hpp"
+
+int main(int argc, char** argv) {
+  using namespace clustersim;
+  CLI::App app{"clustersim — a simulator of large-model training clusters"};
+  app.require_subcommand(1);
+  cli::GlobalOptions global;
+  app.add_option("--configs", global.config_dirs, "extra catalog root (holds devices/, nodes/, ...); repeatable")
+      ->check(CLI::ExistingDirectory);
+  std::map<const CLI::App*, cli::Command> commands;
+  const auto add = [&](const char* name, const char* help, auto factory) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    commands[sub] = factory(*sub, global);
+  };
+  add("run", "predict one experiment", cli::add_run_command);
+  add("validate", "compare predictions with measured runs", cli::add_validate_command);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    for (const auto& [sub, run] : commands) {
+      if (sub->parsed()) return run();
+    }
+    return 2;
+  } catch (const ConfigError& e) {
+    for (const Diagnostic& d : e.diagnostics()) std::fprintf(stderr, "error: %s\n", d.to_string().c_str());
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\n", e.what());
+    return 1;
+  }
+}
