@@ -20,7 +20,9 @@
 // those needing the fewest local hops (link at the source router, landing on the destination router),
 // pick one by the ECMP hash; here only r1-r4: nic -> r0 (nic_uplink), r0 -> r1 (local), r1 -> r4
 // (global), r4 -> r5 (local), r5 -> nic. At most 3 router-to-router hops: the diameter of a dragonfly
-// with minimal routing.
+// with minimal routing. (The graph itself may hold a shorter path through a third group, two global
+// links; dragonfly minimal routing does not take it, and hop_stats, which measures the graph, can report
+// fewer hops than routes take.)
 // NICs attach in order: NIC n (node-major) to router n / p. Vertex group of a router = its group.
 #pragma once
 

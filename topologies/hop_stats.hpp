@@ -2,7 +2,8 @@
 //
 // Hops are links on a shortest path in the graph (Boost breadth_first_search), between devices only;
 // a path may pass through other devices where the hardware forwards (torus chips, NVLink mesh) and
-// through NICs and switches. Every route() is minimal, so these are also the route lengths.
+// through NICs and switches. On node fabrics, fat-trees and tori route() lengths equal these
+// distances; a dragonfly pair may be closer on the graph (via two global links) than its route.
 // Cost: one BFS per source device, O(sources x (V + E)). With more devices than `max_sources`, BFS runs
 // from max_sources deterministic sources spread over ranks and local ranks (rank i*N/m + i), and the
 // result is the diameter/average as seen from them: exact on vertex-transitive fabrics (tori with

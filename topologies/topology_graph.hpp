@@ -13,7 +13,9 @@
 //   2. otherwise: device -> its NIC (pcie link), the scale-out router's NIC -> NIC route, NIC -> device;
 //   3. on a torus the chips are the routers: the torus router gives the whole device -> device route.
 // Equal-cost choices are made by ecmp_hash(src, dst), so the same pair always takes the same path and
-// different pairs spread over the fabric like hashed ECMP.
+// different pairs spread over the fabric like hashed ECMP. Routes are shortest paths on the graph for
+// node fabrics, fat-trees and tori; on a dragonfly they follow minimal (local-global-local) routing,
+// which a detour through a third group (two global links) can beat in hop count.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,135 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include "topologies/bisection.hpp"
+#include "topologies/topology_summary.hpp"
+#include "topology_test_support.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+int count_role(const TopologySummary& s, SwitchRole r) {
+  for (const auto& c : s.switches_by_role) {
+    if (c.role == r) return c.count;
+  }
+  return 0;
+}
+
+int count_kind(const TopologySummary& s, LinkKind k) {
+  for (const auto& c : s.links_by_kind) {
+    if (c.kind == k) return c.count;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("a full k-ary 3-tier fat-tree has 5k^2/4 switches, k^3/4 hosts and k^3/8 links of bisection") {
+  for (int k : {4, 6, 8}) {
+    const int hosts = k * k * k / 4;
+    const TopologyGraph g = build_topology(fat_tree_cluster(hosts, host_node(), 3, k));
+    const TopologySummary s = summarize(g, hosts);
+    INFO("k = " << k);
+    CHECK(s.devices == hosts);
+    CHECK(count_role(s, SwitchRole::leaf) == k * k / 2);
+    CHECK(count_role(s, SwitchRole::spine) == k * k / 2);
+    CHECK(count_role(s, SwitchRole::core) == k * k / 4);
+    CHECK(s.switches == 5 * k * k / 4);
+    CHECK(count_kind(s, LinkKind::nic_uplink) == hosts);
+    CHECK(count_kind(s, LinkKind::leaf_spine) == hosts);
+    CHECK(count_kind(s, LinkKind::spine_core) == hosts);
+    CHECK(s.bisection.value() == Approx(k * k * k / 8 * 50e9));
+    // dev-nic-leaf-agg-core-agg-leaf-nic-dev
+    CHECK(s.hops.diameter == 8);
+    CHECK(s.hops.exact);
+    // From any host: k/2-1 hosts 4 links away (same leaf), k^2/4-k/2 at 6 (same pod), the rest at 8.
+    const double same_leaf = k / 2 - 1, same_pod = k * k / 4 - k / 2, other = hosts - k * k / 4;
+    CHECK(s.hops.average == Approx((4 * same_leaf + 6 * same_pod + 8 * other) / (hosts - 1)));
+    REQUIRE(s.oversubscription.size() == 2);
+    CHECK(s.oversubscription[0].ratio() == Approx(1.0));
+    CHECK(s.oversubscription[1].ratio() == Approx(1.0));
+  }
+}
+
+TEST_CASE("a 2-tier fat-tree of radix k serves k^2/2 NIC ports with k/2 spines") {
+  const int k = 8;
+  const TopologyGraph g = build_topology(fat_tree_cluster(k * k / 2, host_node(), 2, k));
+  const TopologySummary s = summarize(g);
+  CHECK(count_role(s, SwitchRole::leaf) == k);
+  CHECK(count_role(s, SwitchRole::spine) == k / 2);
+  CHECK(count_kind(s, LinkKind::leaf_spine) == k * k / 2);
+  CHECK(s.bisection.value() == Approx(k * k / 4 * 50e9));
+  CHECK(s.hops.diameter == 6);
+}
+
+TEST_CASE("leaf oversubscription splits the radix into down:up ports and shows in the built graph") {
+  // radix 8 at 3:1 -> 6 NIC ports and 2 uplinks per leaf
+  ClusterTopologySpec c = fat_tree_cluster(48, host_node(), 2, 8);
+  c.fat_tree.oversubscription = {3.0};
+  const TopologyGraph g = build_topology(c);
+  const TopologySummary s = summarize(g);
+  CHECK(count_role(s, SwitchRole::leaf) == 8);
+  CHECK(count_role(s, SwitchRole::spine) == 2);
+  REQUIRE(s.oversubscription.size() == 1);
+  CHECK(s.oversubscription[0].role == SwitchRole::leaf);
+  CHECK(s.oversubscription[0].ratio() == Approx(3.0));
+  // Half the leaves (4 x 2 uplinks) carry what crosses the rank-order bisection.
+  CHECK(s.bisection.value() == Approx(8 * 50e9));
+}
+
+TEST_CASE("rail-optimized: device j of every node attaches to a rail-j leaf, and same-rail traffic stays on it") {
+  // 32 DGX-like nodes x 8 GPUs, radix 32: 16 nodes per rail leaf, 2 blocks x 8 rails = 16 leaves.
+  const TopologyGraph g = build_topology(fat_tree_cluster(32, nvswitch_node(8, 8), 2, 32, true));
+  for (int dev = 0; dev < g.device_count(); ++dev) {
+    const int j = dev % 8;
+    const VertexId nic = g.nic_vertex(g.nic_of_device(dev));
+    int leaves_seen = 0;
+    for (const Link& l : g.links()) {
+      if (l.kind != LinkKind::nic_uplink || l.a != nic) continue;
+      ++leaves_seen;
+      CHECK(g.vertex(l.b).role == SwitchRole::leaf);
+      CHECK(g.vertex(l.b).group == j);
+    }
+    CHECK(leaves_seen == 1);
+  }
+  // GPU 3 of node 0 -> GPU 3 of node 15 (same block): dev-nic-leaf-nic-dev, no spine.
+  const Route same_rail = g.route(3, 15 * 8 + 3);
+  CHECK(same_rail.size() == 4);
+  // GPU 3 of node 0 -> GPU 5 of node 1: up to a spine and down the rail-5 leaf.
+  const Route cross_rail = g.route(3, 8 + 5);
+  REQUIRE(cross_rail.size() == 6);
+  CHECK(g.link(cross_rail[2].link).kind == LinkKind::leaf_spine);
+}
+
+TEST_CASE("fat-tree routes are minimal, connected and deterministic for every device pair") {
+  SECTION("3-tier k=4 with single-device hosts") { check_all_routes_minimal(build_topology(fat_tree_cluster(16, host_node(), 3, 4))); }
+  SECTION("3-tier rail-optimized with 4-GPU NVSwitch nodes, partially filled") {
+    check_all_routes_minimal(build_topology(fat_tree_cluster(10, nvswitch_node(4, 4), 3, 8, true)));
+  }
+  SECTION("2-tier with two devices sharing a NIC") {
+    check_all_routes_minimal(build_topology(fat_tree_cluster(12, nvswitch_node(4, 2), 2, 8)));
+  }
+}
+
+TEST_CASE("ECMP spreads inter-leaf pairs over every spine") {
+  const int k = 8;
+  const TopologyGraph g = build_topology(fat_tree_cluster(k * k / 2, host_node(), 2, k));
+  std::map<VertexId, int> uses;
+  Route r;
+  for (int s = 0; s < g.device_count(); ++s) {
+    for (int d = 0; d < g.device_count(); ++d) {
+      g.route_into(s, d, r);
+      if (r.size() != 6) continue;
+      const Link& up = g.link(r[2].link);
+      ++uses[up.b];
+    }
+  }
+  REQUIRE(uses.size() == static_cast<std::size_t>(k / 2));
+  const auto [lo, hi] = std::minmax_element(uses.begin(), uses.end(),
+                                            [](const auto& a, const auto& b) { return a.second < b.second; });
+  CHECK(static_cast<double>(hi->second) / lo->second < 1.15);
+}
