@@ -5,8 +5,8 @@
 // feeds every device of A and every device of B drains into a super-sink with unbounded capacity; every
 // link is a pair of opposite arcs of its per-direction bandwidth. By max-flow/min-cut the flow equals the
 // smallest total bandwidth of links whose removal separates A from B: the bandwidth A can send to B
-// (one direction). Boost push_relabel_max_flow (Goldberg & Tarjan 1988), O(V^3) worst case, in practice
-// about a second for a 16K-GPU fat-tree.
+// (one direction). Boost push_relabel_max_flow (Goldberg & Tarjan 1988), O(V^3) worst case; in practice
+// well under a second for a 16K-GPU fat-tree (tools/bench_topology.sh).
 //
 // This is the bisection of the rank-order partition, which is what data- and pipeline-parallel groups
 // laid out in rank order see; it equals the textbook (minimum over all balanced cuts) bisection for the

@@ -55,15 +55,17 @@ void Torus::append_route(std::int32_t src, std::int32_t dst, std::uint64_t hash,
       plus = fwd < bwd || (fwd == bwd && ((hash >> d) & 1U) == 0U);
       hops = plus ? fwd : bwd;
     }
+    int x = xs;
     for (int h = 0; h < hops; ++h) {
-      const int x = (cur / s) % k;
       if (plus) {
         out.push_back({plus_link_[at(static_cast<std::int64_t>(cur) * nd + d)], true});
         cur = x + 1 < k ? cur + s : cur - (k - 1) * s;
+        x = x + 1 < k ? x + 1 : 0;
       } else {
         const int prev = x > 0 ? cur - s : cur + (k - 1) * s;
         out.push_back({plus_link_[at(static_cast<std::int64_t>(prev) * nd + d)], false});
         cur = prev;
+        x = x > 0 ? x - 1 : k - 1;
       }
     }
   }
