@@ -4,14 +4,17 @@
 // cross-field checks passed; consumers may rely on the invariants listed per field.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "models/device.hpp"
+#include "models/energy/energy_spec.hpp"
 #include "models/precision.hpp"
 #include "models/training_options.hpp"
 #include "models/transformer.hpp"
 #include "schedules/schedule_kind.hpp"
 #include "sim/core/units.hpp"
+#include "sim/run/run_spec.hpp"
 
 namespace clustersim {
 
@@ -80,6 +83,8 @@ struct Scenario {
   ParallelismSpec parallelism;
   TrainingSpec training;
   std::string engine = "analytic";
+  std::optional<run::RunSpec> run;   // the `run` section (failures, checkpoints) when present
+  std::optional<EnergySpec> energy;  // the `energy` section (power, PUE, carbon, prices) when present
 };
 
 }  // namespace clustersim

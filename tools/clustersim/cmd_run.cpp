@@ -5,8 +5,7 @@
 #include "commands.hpp"
 #include "paths.hpp"
 #include "sim/config/experiment_loader.hpp"
-#include "sim/engine/analytic_engine.hpp"
-#include "sim/report/step_report.hpp"
+#include "sim/report/prediction.hpp"
 
 namespace clustersim::cli {
 
@@ -27,13 +26,13 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     for (const std::string& s : opt->sets) overrides.push_back(config::parse_override(s));
     if (!opt->engine.empty()) overrides.push_back({"/engine", opt->engine});
     const Scenario s = config::load_scenario({catalog_roots(global.config_dirs)}, opt->experiment, overrides);
-    const StepResult r = run_analytic(s);
+    const Prediction p = predict(s);
     if (opt->format == "json") {
-      std::fputs((step_report_json(s, r).dump(2) + "\n").c_str(), stdout);
+      std::fputs((prediction_json(s, p).dump(2) + "\n").c_str(), stdout);
     } else if (opt->format == "csv") {
-      std::fputs(step_report_csv(s, r).c_str(), stdout);
+      std::fputs(prediction_csv(s, p).c_str(), stdout);
     } else {
-      std::fputs(step_report_text(s, r).c_str(), stdout);
+      std::fputs(prediction_text(s, p).c_str(), stdout);
     }
     return 0;
   };

@@ -1,0 +1,41 @@
+#include "sim/report/prediction.hpp"
+
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/report/energy_section.hpp"
+#include "sim/report/run_section.hpp"
+#include "sim/report/step_report.hpp"
+
+namespace clustersim {
+
+Prediction predict(const Scenario& s) {
+  Prediction p;
+  p.step = run_analytic(s);
+  add_run_section(s, p);
+  add_energy_section(s, p);
+  return p;
+}
+
+nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool include_inputs) {
+  nlohmann::json j = step_report_json(s, p.step, include_inputs);
+  if (!p.run_json.is_null()) j["run"] = p.run_json;
+  if (!p.energy_json.is_null()) j["energy"] = p.energy_json;
+  return j;
+}
+
+std::string prediction_text(const Scenario& s, const Prediction& p) {
+  return step_report_text(s, p.step) + p.run_text + p.energy_text;
+}
+
+std::string prediction_csv(const Scenario& s, const Prediction& p) {
+  nlohmann::json j = prediction_json(s, p, false);
+  j.erase("stages");
+  j["name"] = s.name;
+  std::string header, values;
+  for (const auto& [k, v] : flatten_scalars(j)) {
+    header += (header.empty() ? "" : ",") + k;
+    values += (values.empty() ? "" : ",") + (v.find(',') != std::string::npos ? "\"" + v + "\"" : v);
+  }
+  return header + "\n" + values + "\n";
+}
+
+}  // namespace clustersim

@@ -1,0 +1,35 @@
+// A whole prediction: the step from an engine, then the optional run-level and energy sections.
+//
+// `predict()` is the one place that chains engine → run model → energy, so the CLI, sweeps and the
+// planner all report the same figures. Sections append their own JSON keys and text lines.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/scenario.hpp"
+#include "sim/engine/step_result.hpp"
+#include "sim/run/run_result.hpp"
+
+namespace clustersim {
+
+struct Prediction {
+  StepResult step;
+  std::optional<run::RunResult> run;  // present when the scenario has a `run` section
+  nlohmann::json run_json;            // keys under "run" (null when absent)
+  std::string run_text;
+  nlohmann::json energy_json;         // keys under "energy" (null when absent)
+  std::string energy_text;
+};
+
+/// Runs the scenario's engine ("analytic"), then the run and energy sections.
+Prediction predict(const Scenario& s);
+
+/// Full report: step keys (step_report_json) plus "run" and "energy" when present.
+nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool include_inputs = true);
+std::string prediction_text(const Scenario& s, const Prediction& p);
+std::string prediction_csv(const Scenario& s, const Prediction& p);
+
+}  // namespace clustersim
