@@ -79,12 +79,11 @@ void Checker::check_tensor_split() {
 
 void Checker::check_pipeline() {
   const auto& p = s_.parallelism;
-  if (!usable({"/parallelism/pp", "/parallelism/vp", "/model/layers"}) || p.pp * p.vp < 1) return;
-  if (s_.model.layers % (p.pp * p.vp) != 0) {
+  if (usable({"/parallelism/pp", "/parallelism/vp", "/model/layers"}) && s_.model.layers % (p.pp * p.vp) != 0) {
     error(p.vp > 1 ? "/parallelism/vp" : "/parallelism/pp",
           fmt::format("layers ({}) are not divisible by pp·vp = {}·{} = {}", s_.model.layers, p.pp, p.vp, p.pp * p.vp));
   }
-  if (!usable({"/parallelism/schedule"})) return;
+  if (!usable({"/parallelism/schedule", "/parallelism/vp"})) return;
   const bool interleaved = p.schedule == ScheduleKind::interleaved_1f1b;
   if (p.vp > 1 && !interleaved) {
     error("/parallelism/vp", fmt::format("vp = {} needs schedule \"interleaved-1f1b\" (schedule is \"{}\")", p.vp,

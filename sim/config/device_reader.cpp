@@ -10,7 +10,9 @@ namespace {
 
 const NumberRange kFraction{.min = 0.0, .max = 1.0, .min_exclusive = true};
 
-void read_sources(ObjectReader& r) {
+}  // namespace
+
+void accept_sources(ObjectReader& r) {
   r.accept("source");
   const auto* sources = r.find("sources");
   if (sources == nullptr) return;
@@ -25,6 +27,8 @@ void read_sources(ObjectReader& r) {
     }
   }
 }
+
+namespace {
 
 void read_peaks(ObjectReader& r, DeviceSpec& d) {
   auto peak = r.require_child("peak");
@@ -68,7 +72,7 @@ DeviceSpec read_device(ObjectReader& r) {
   if (auto kind = r.get_choice("kind", device_kind_names())) d.kind = std::string(device_kind_names()[*kind]);
   r.accept("description");
   r.accept("calibration");
-  read_sources(r);
+  accept_sources(r);
   read_peaks(r, d);
   auto memory = r.require_child("memory");
   d.memory_capacity = memory.require_quantity<Bytes>("capacity", Dimension::bytes);

@@ -9,7 +9,7 @@ TransformerSpec read_model(ObjectReader& r) {
   TransformerSpec m;
   m.name = r.string("name", entry_name_from_file(r));
   r.accept("description");
-  r.accept("source");
+  accept_sources(r);
   const IntRange positive{.min = 1};
   m.layers = r.require_integer("layers", positive);
   m.hidden = r.require_integer("hidden", positive);

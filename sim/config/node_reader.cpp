@@ -17,7 +17,7 @@ NodeSpec read_node(ObjectReader& r) {
   NodeSpec n;
   n.name = r.string("name", entry_name_from_file(r));
   r.accept("description");
-  r.accept("source");
+  accept_sources(r);
   auto device = r.require_child("device");
   n.device = read_device(device);
   device.finish();
@@ -45,7 +45,7 @@ ClusterSpec read_cluster(ObjectReader& r) {
   ClusterSpec c;
   c.name = r.string("name", entry_name_from_file(r));
   r.accept("description");
-  r.accept("source");
+  accept_sources(r);
   auto node = r.require_child("node");
   c.node = read_node(node);
   node.finish();

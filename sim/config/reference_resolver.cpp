@@ -56,6 +56,10 @@ void ReferenceResolver::resolve_slot(ResolvedDocument& doc, nlohmann::json& valu
 
 void ReferenceResolver::resolve_experiment(ResolvedDocument& doc) { resolve_at(doc, ""); }
 
+void ReferenceResolver::resolve_entry(ResolvedDocument& doc, CatalogKind kind) {
+  resolve_slot(doc, doc.document, "", kind);
+}
+
 void ReferenceResolver::resolve_at(ResolvedDocument& doc, const std::string& pointer) {
   if (!doc.document.is_object()) return;
   std::string_view done = "\x01";  // no slot resolved yet; never a prefix of a pointer

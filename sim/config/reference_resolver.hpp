@@ -20,6 +20,10 @@ class ReferenceResolver {
   /// Resolves every slot of the experiment document in `doc`.
   void resolve_experiment(ResolvedDocument& doc);
 
+  /// Resolves the references inside a catalog entry of `kind` held at the root of `doc` (a node's
+  /// device, a cluster's node and its device).
+  void resolve_entry(ResolvedDocument& doc, CatalogKind kind);
+
   /// Resolves the slot at `pointer` (one of the experiment slots, or any slot below them) and the slots
   /// inside it. Pointers that are not slots and contain none are left alone.
   void resolve_at(ResolvedDocument& doc, const std::string& pointer);

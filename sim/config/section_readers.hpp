@@ -23,6 +23,10 @@ ParallelismSpec read_parallelism(ObjectReader& r);
 /// `seq_len` is 0 when the key is absent (taken from the model by finalize_scenario()).
 TrainingSpec read_training(ObjectReader& r);
 
+/// Accepts the documentation keys of a catalog entry: "source" (a citation string) and "sources" (an
+/// object mapping a field to its citation).
+void accept_sources(ObjectReader& r);
+
 /// The catalog name of an entry read from its own file: the file's stem when the object at `r` is the
 /// root of a *.json file, else "".
 std::string entry_name_from_file(const ObjectReader& r);
