@@ -1,0 +1,376 @@
+// One SECTION per invalid input; each asserts the file AND the JSON pointer of the diagnostic.
+#include <catch2/catch.hpp>
+
+#include "tests/config/config_test_support.hpp"
+
+using namespace clustersim;
+using namespace clustersim::config;
+using namespace clustersim::config::testing;
+
+namespace {
+
+// Writes `doc` as exp.json in a temp dir and returns its diagnostics.
+std::vector<Diagnostic> check(const nlohmann::json& doc, const std::vector<Override>& overrides = {}) {
+  TempDir dir;
+  return diagnostics_of(dir.write("exp.json", doc), overrides);
+}
+
+}  // namespace
+
+TEST_CASE("the small test experiment is valid", "[config]") {
+  const auto ds = check(small_experiment());
+  INFO(dump(ds));
+  CHECK(ds.empty());
+}
+
+TEST_CASE("each invalid experiment is reported with its file and JSON pointer", "[config]") {
+  auto doc = small_experiment();
+  auto& device = doc["cluster"]["node"]["device"];
+  std::vector<Diagnostic> ds;
+
+  SECTION("syntax error: line and column") {
+    TempDir dir;
+    ds = diagnostics_of(dir.write("exp.json", std::string("{\n  \"schema_version\": 1\n  \"name\": \"x\"\n}\n")));
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "", "line 3"));
+  }
+  SECTION("unknown top-level key with a suggestion") {
+    doc["paralelism"] = doc["parallelism"];
+    doc.erase("parallelism");
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/paralelism", "did you mean \"parallelism\""));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism", "missing required key"));
+  }
+  SECTION("unknown key inside a section with a suggestion") {
+    doc["training"]["micro_bach"] = 2;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/micro_bach", "did you mean \"micro_batch\""));
+  }
+  SECTION("unknown key in an inline device") {
+    device["peek"] = device["peak"];
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/peek", "did you mean \"peak\""));
+  }
+  SECTION("wrong type: a string where an integer is expected") {
+    doc["parallelism"]["tp"] = "4";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", "expected an integer, got string \"4\""));
+  }
+  SECTION("wrong type: a string where a boolean is expected") {
+    doc["parallelism"]["sequence_parallel"] = "yes";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/sequence_parallel", "expected true or false"));
+  }
+  SECTION("wrong type: a section that is not an object") {
+    doc["training"] = 5;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training", "expected an object"));
+  }
+  SECTION("bare number where a unit is needed names the unit") {
+    device["memory"]["capacity"] = 80;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/memory/capacity", "bare number 80 needs a unit"));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/memory/capacity", "GiB"));
+  }
+  SECTION("a unit of the wrong dimension") {
+    device["memory"]["bandwidth"] = "2039 GB";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/memory/bandwidth", "is not a bandwidth"));
+  }
+  SECTION("zero size") {
+    device["memory"]["capacity"] = "0 GiB";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/memory/capacity", "must be positive"));
+  }
+  SECTION("negative bandwidth") {
+    doc["cluster"]["node"]["intra_link"]["bandwidth"] = "-300 GB/s";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/intra_link/bandwidth", "must be positive"));
+  }
+  SECTION("negative integer") {
+    doc["training"]["micro_batch"] = -1;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/micro_batch", "out of range"));
+  }
+  SECTION("zero node count") {
+    doc["cluster"]["nodes"] = 0;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/nodes", "out of range"));
+  }
+  SECTION("missing required key") {
+    doc["training"].erase("global_batch");
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/global_batch", "missing required key"));
+  }
+  SECTION("missing schema_version") {
+    doc.erase("schema_version");
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/schema_version", "missing required key"));
+  }
+  SECTION("unsupported schema_version") {
+    doc["schema_version"] = 2;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/schema_version", "unsupported schema_version 2"));
+  }
+  SECTION("tp does not divide the attention heads") {
+    doc["model"]["heads"] = 20;
+    doc["model"]["hidden"] = 1280;
+    doc["parallelism"] = {{"tp", 8}, {"pp", 2}, {"dp", 1}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", "does not divide the number of attention heads (20)"));
+  }
+  SECTION("kv_heads incompatible with tp") {
+    doc["model"]["heads"] = 12;
+    doc["model"]["hidden"] = 1536;
+    doc["model"]["kv_heads"] = 6;
+    doc["parallelism"] = {{"tp", 4}, {"pp", 2}, {"dp", 2}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", "kv_heads (6) are incompatible"));
+  }
+  SECTION("tp does not divide ffn_hidden") {
+    doc["model"]["ffn_hidden"] = 1001;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", "does not divide ffn_hidden (1001)"));
+  }
+  SECTION("heads must divide hidden") {
+    doc["model"]["heads"] = 24;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/model/heads", "must divide hidden"));
+  }
+  SECTION("swiglu needs an explicit ffn_hidden") {
+    doc["model"]["mlp"] = "swiglu";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/model/ffn_hidden", "missing required key"));
+  }
+  SECTION("tp*pp*dp*cp differs from the device count") {
+    doc["parallelism"]["dp"] = 3;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/dp", "= 12 but the cluster has 16 devices"));
+  }
+  SECTION("dp cannot be derived when tp*pp*cp does not divide the devices") {
+    doc["parallelism"] = {{"tp", 2}, {"pp", 3}};
+    doc["model"]["layers"] = 9;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism", "dp cannot be derived"));
+  }
+  SECTION("micro_batch*dp does not divide the global batch") {
+    doc["training"]["global_batch"] = 30;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/global_batch", "not a multiple of micro_batch·dp"));
+  }
+  SECTION("layers not divisible by pp") {
+    doc["model"]["layers"] = 9;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pp", "layers (9) are not divisible by pp·vp"));
+  }
+  SECTION("vp > 1 needs the interleaved schedule") {
+    doc["parallelism"]["vp"] = 2;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vp", "needs schedule \"interleaved-1f1b\""));
+  }
+  SECTION("the interleaved schedule needs vp > 1") {
+    doc["parallelism"]["schedule"] = "interleaved-1f1b";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/schedule", "needs vp > 1"));
+  }
+  SECTION("the interleaved schedule needs microbatches divisible by pp") {
+    doc["parallelism"]["vp"] = 2;
+    doc["parallelism"]["schedule"] = "interleaved-1f1b";
+    doc["training"]["global_batch"] = 12;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vp", "number of micro-batches (3) to be a multiple of pp (2)"));
+  }
+  SECTION("sequence parallelism needs tp > 1") {
+    doc["parallelism"] = {{"tp", 1}, {"pp", 2}, {"dp", 8}, {"sequence_parallel", true}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/sequence_parallel", "needs tp > 1"));
+  }
+  SECTION("zero_stage out of range") {
+    doc["parallelism"]["zero_stage"] = 4;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/zero_stage", "must be in 0..3"));
+  }
+  SECTION("fsdp contradicts zero_stage") {
+    doc["parallelism"]["fsdp"] = true;
+    doc["parallelism"]["zero_stage"] = 1;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/fsdp", "zero_stage 3"));
+  }
+  SECTION("cp does not divide the sequence length") {
+    doc["parallelism"] = {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"cp", 2}};
+    doc["training"]["seq_len"] = 2047;
+    doc["training"]["global_batch"] = 32;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/cp", "does not divide the sequence length (2047)"));
+  }
+  SECTION("expert parallelism on a dense model") {
+    doc["parallelism"]["ep"] = 2;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/ep", "MoE is future work"));
+  }
+  SECTION("the device has no peak for the chosen precision") {
+    doc["training"]["precision"] = "fp8";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/precision", "has no fp8 peak (it lists: fp32, bf16)"));
+  }
+  SECTION("unknown schedule lists the allowed values") {
+    doc["parallelism"]["schedule"] = "1f1f";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/schedule",
+                         "allowed: \"gpipe\", \"1f1b\", \"interleaved-1f1b\", \"zb-h1\""));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/schedule", "did you mean \"1f1b\""));
+  }
+  SECTION("unknown recompute value") {
+    doc["training"]["recompute"] = "ful";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/recompute", "did you mean \"full\""));
+  }
+  SECTION("unknown engine") {
+    doc["engine"] = "simgrid";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/engine", "allowed: \"analytic\", \"flow\""));
+  }
+  SECTION("unknown topology") {
+    doc["cluster"]["network"] = {{"topology", "fat_tree"}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/topology", "did you mean \"fat-tree\""));
+  }
+  SECTION("oversubscription below 1") {
+    doc["cluster"]["network"] = {{"oversubscription", 0.5}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/oversubscription", "out of range"));
+  }
+  SECTION("efficiency above 1") {
+    doc["cluster"]["node"]["intra_link"]["efficiency"] = 1.5;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/intra_link/efficiency", "out of range"));
+  }
+  SECTION("NICs without a NIC description") {
+    doc["cluster"]["node"].erase("nic");
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/nic", "nics is 8"));
+  }
+  SECTION("unknown catalog name lists close matches") {
+    doc["model"] = "gpt3-175";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/model", "unknown model \"gpt3-175\""));
+    CHECK(has_diagnostic(ds, "exp.json", "/model", "did you mean \"gpt3-175b\""));
+    CHECK(ds.size() == 1);  // no follow-up type error for the unresolved slot
+  }
+  SECTION("unknown catalog name for a nested device") {
+    device = "a100";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device", "a100-sxm4-40gb"));
+  }
+  SECTION("missing referenced file") {
+    doc["model"] = "models/nope.json";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/model", "model file \"models/nope.json\" not found"));
+  }
+  SECTION("missing experiment file") {
+    ds = diagnostics_of(std::filesystem::temp_directory_path() / "clustersim-no-such-dir" / "x.json");
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "x.json", "", "not found"));
+  }
+  SECTION("a problem inside a referenced file is reported against that file") {
+    TempDir dir;
+    auto bad_device = small_experiment()["cluster"]["node"]["device"];
+    bad_device["memory"]["bandwidth"] = 2039;
+    dir.write("devices/bad.json", bad_device);
+    auto node = doc["cluster"]["node"];
+    node["device"] = "../devices/bad.json";
+    dir.write("nodes/n.json", node);
+    doc["cluster"]["node"] = "nodes/n.json";
+    ds = diagnostics_of(dir.write("exp.json", doc));
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "devices/bad.json", "/memory/bandwidth", "bare number 2039 needs a unit"));
+  }
+  SECTION("a syntax error inside a referenced file") {
+    TempDir dir;
+    dir.write("models/broken.json", std::string("{\n  \"layers\": 8,\n  \"hidden\" 1024\n}\n"));
+    doc["model"] = "models/broken.json";
+    ds = diagnostics_of(dir.write("exp.json", doc));
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "models/broken.json", "", "line 3"));
+    CHECK(has_diagnostic(ds, "exp.json", "/model", "could not be read"));
+  }
+  SECTION("--set with a pointer outside the schema suggests the right key") {
+    ds = check(doc, {{"/parallelism/tpp", "4"}});
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "<--set>", "/parallelism/tpp", "did you mean \"tp\""));
+  }
+  SECTION("--set with a misspelt section") {
+    ds = check(doc, {{"/paralelism/tp", "4"}});
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "<--set>", "/paralelism", "did you mean \"parallelism\""));
+  }
+  SECTION("--set through a value that is not an object") {
+    ds = check(doc, {{"/parallelism/tp/x", "1"}});
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "<--set>", "/parallelism/tp/x", "/parallelism/tp is number, not an object"));
+  }
+  SECTION("--set value is checked like a file value, and reported against <--set>") {
+    ds = check(doc, {{"/cluster/node/device/memory/capacity", "80"}});
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "<--set>", "/cluster/node/device/memory/capacity", "bare number 80 needs a unit"));
+  }
+  SECTION("--set naming an unknown catalog entry") {
+    ds = check(doc, {{"/cluster/node/device", "h100"}});
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "<--set>", "/cluster/node/device", "h100-sxm5-80gb"));
+  }
+  SECTION("all problems of a document are reported together") {
+    doc["parallelism"]["tp"] = "2";
+    doc["training"]["recompute"] = "some";
+    device["power"]["tdp"] = 400;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 3);
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", "expected an integer"));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/recompute", "unknown value"));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/power/tdp", "needs a unit"));
+  }
+}
