@@ -1,11 +1,54 @@
-// The run-level section of a prediction (failures, checkpoints, goodput over a whole training run).
+// The run-level section of a prediction (issue 5): failures, checkpoints and goodput over a whole run.
+//
+// The step prediction gives the run model its JobShape (job_shape_of); run::evaluate_run replays the
+// run (Monte Carlo, seeded); the result is rendered as the report's "run" keys and a text block.
+//
+// JSON keys under "run" (a contract: add keys, never rename; units in the key names):
+//   steps, tokens, trials, seed, useful_time_s (failure-free, straggler-free time = steps × step time),
+//   wall_time_s {mean, p10, p50, p90, ci95}, wall_time_days {mean, p10, p50, p90},
+//   goodput {mean, p10, p50, p90, ci95} (useful_time / wall time per trial),
+//   interruptions {<class>..., total} (mean count per run by cause),
+//   lost_time_s {recompute, restart, repair_wait, restore, checkpoint_stall, straggler, degraded, total},
+//   checkpoint {size_bytes, write_s, stall_s, restore_s, interval_s, optimal_interval_s, interval_policy,
+//               mode, tier},
+//   job_mtbf_s (unplanned), mean_time_between_interruptions_s (planned included), restart_s,
+//   straggler_slowdown (expected step-time multiplier), recovery_policy,
+//   what_if [ {interval_s, mode, feasible, goodput, wall_time_s} ] (goodput/wall time null if infeasible).
+// docs/reliability.md explains every figure.
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/config/scenario.hpp"
+#include "sim/engine/step_result.hpp"
 #include "sim/report/prediction.hpp"
+#include "sim/run/job_shape.hpp"
+#include "sim/run/run_result.hpp"
+#include "sim/run/run_spec.hpp"
 
 namespace clustersim {
 
+/// The step-level figures the run model needs, from a scenario and its step prediction:
+/// step time and tokens per step from `step`; devices, devices and NICs per node, DP degree from `s`;
+/// checkpointed state per rank = mean over pipeline stages of the weights and optimizer bytes of
+/// StepResult::stages[i].memory (models/memory_model.hpp: already divided by dp·cp where ZeRO shards
+/// them: optimizer from stage 1, weights from stage 3; gradients are not checkpointed). State that is
+/// not sharded is replicated over dp·cp ranks: the per-rank figure is divided by cp so that
+/// JobShape::checkpoint_bytes() (which divides by dp) counts each byte once.
+/// nodes_per_leaf_switch is 1 (the Scenario carries no leaf radix yet; it only matters when the
+/// network_switch class is enabled).
+run::JobShape job_shape_of(const Scenario& s, const StepResult& step);
+
+/// The "run" JSON object (keys above) of a computed run.
+nlohmann::json run_report_json(const run::RunSpec& spec, const run::RunResult& r);
+
+/// The readable "run" block of the text report, with the what-if table.
+std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r);
+
 /// Fills p.run, p.run_json and p.run_text when s.run is present; does nothing otherwise.
+/// Throws ConfigError when the run spec does not fit the job (checkpoint interval shorter than the
+/// checkpoint write or than one step), naming the experiment file and the JSON pointer.
 void add_run_section(const Scenario& s, Prediction& p);
 
 }  // namespace clustersim
