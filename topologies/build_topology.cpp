@@ -18,9 +18,11 @@ std::string describe(const ClusterTopologySpec& s) {
   if (s.node.kind == NodeFabricKind::nvl_domain) text += " of " + std::to_string(s.node.domain_devices);
   text += ", " + std::to_string(s.node.nics) + " NICs per node)";
   switch (s.network) {
-    case NetworkKind::none: break;
+    case NetworkKind::none:
+      break;
     case NetworkKind::fat_tree:
-      text += ", " + std::to_string(s.fat_tree.tiers) + "-tier fat-tree radix " + std::to_string(s.fat_tree.radix);
+      text += ", " + std::to_string(s.fat_tree.tiers) + "-tier fat-tree radix " +
+              std::to_string(s.fat_tree.radix);
       if (s.fat_tree.rail_optimized) text += ", rail-optimized";
       break;
     case NetworkKind::torus:
@@ -43,9 +45,14 @@ TopologyGraph build_topology(const ClusterTopologySpec& spec) {
   TopologyBuilder builder(spec.nodes, spec.node.devices_per_node, spec.node.nics);
   NodeFabric::build(spec.node, spec.nodes, builder);
   switch (spec.network) {
-    case NetworkKind::none: break;
-    case NetworkKind::fat_tree: builder.set_router(FatTree::build(spec.fat_tree, spec.node.nic, builder)); break;
-    case NetworkKind::torus: builder.set_router(Torus::build(spec.torus, builder)); break;
+    case NetworkKind::none:
+      break;
+    case NetworkKind::fat_tree:
+      builder.set_router(FatTree::build(spec.fat_tree, spec.node.nic, builder));
+      break;
+    case NetworkKind::torus:
+      builder.set_router(Torus::build(spec.torus, builder));
+      break;
     case NetworkKind::dragonfly:
       builder.set_router(Dragonfly::build(spec.dragonfly, spec.node.nic, builder));
       break;

@@ -8,7 +8,7 @@ namespace clustersim {
 
 namespace {
 constexpr std::array<std::pair<NetworkKind, std::string_view>, 4> kNames = {{
-    {NetworkKind::none, "none"},
+    {NetworkKind::none, "single-node"},
     {NetworkKind::fat_tree, "fat-tree"},
     {NetworkKind::torus, "torus"},
     {NetworkKind::dragonfly, "dragonfly"},
@@ -58,11 +58,15 @@ std::vector<Diagnostic> ClusterTopologySpec::validate() const {
       }
       break;
     }
-    case NetworkKind::fat_tree: append(out, fat_tree.validate(nodes, node.nics)); break;
+    case NetworkKind::fat_tree:
+      append(out, fat_tree.validate(nodes, node.nics));
+      break;
     case NetworkKind::torus:
       append(out, torus.validate(devices(), node.kind == NodeFabricKind::none, node.nics));
       break;
-    case NetworkKind::dragonfly: append(out, dragonfly.validate(nodes, node.nics)); break;
+    case NetworkKind::dragonfly:
+      append(out, dragonfly.validate(nodes, node.nics));
+      break;
   }
   return out;
 }

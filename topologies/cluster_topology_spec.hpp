@@ -19,7 +19,7 @@
 namespace clustersim {
 
 enum class NetworkKind {
-  none,       // a single NVLink domain (one node, or one NVL72 rack): no scale-out network
+  none,       // "single-node": one NVLink domain (one node, or one NVL72 rack), no scale-out network
   fat_tree,   // "fat-tree"
   torus,      // "torus"
   dragonfly,  // "dragonfly"
@@ -29,16 +29,16 @@ struct ClusterTopologySpec {
   int nodes = 1;  // > 0
   NodeFabricSpec node;
   NetworkKind network = NetworkKind::none;
-  FatTreeSpec fat_tree;    // used when network == fat_tree
-  TorusSpec torus;         // used when network == torus
-  DragonflySpec dragonfly; // used when network == dragonfly
+  FatTreeSpec fat_tree;     // used when network == fat_tree
+  TorusSpec torus;          // used when network == torus
+  DragonflySpec dragonfly;  // used when network == dragonfly
 
   [[nodiscard]] int devices() const { return nodes * node.devices_per_node; }
   [[nodiscard]] std::vector<Diagnostic> validate() const;
 };
 
 std::string_view to_string(NetworkKind k);
-/// "none", "fat-tree", "torus", "dragonfly".
+/// "single-node", "fat-tree", "torus", "dragonfly".
 std::optional<NetworkKind> network_kind_from_string(std::string_view s);
 
 }  // namespace clustersim

@@ -16,15 +16,24 @@ namespace {
 std::string_view edge_color(LinkKind k) {
   switch (k) {
     case LinkKind::nvlink:
-    case LinkKind::nvswitch_port: return "darkgreen";
-    case LinkKind::pcie: return "gray40";
-    case LinkKind::nic_uplink: return "blue";
-    case LinkKind::leaf_spine: return "purple";
-    case LinkKind::spine_core: return "red";
-    case LinkKind::torus: return "black";
-    case LinkKind::torus_optical: return "orange";
-    case LinkKind::dragonfly_local: return "purple";
-    case LinkKind::dragonfly_global: return "red";
+    case LinkKind::nvswitch_port:
+      return "darkgreen";
+    case LinkKind::pcie:
+      return "gray40";
+    case LinkKind::nic_uplink:
+      return "blue";
+    case LinkKind::leaf_spine:
+      return "purple";
+    case LinkKind::spine_core:
+      return "red";
+    case LinkKind::torus:
+      return "black";
+    case LinkKind::torus_optical:
+      return "orange";
+    case LinkKind::dragonfly_local:
+      return "purple";
+    case LinkKind::dragonfly_global:
+      return "red";
   }
   return "black";
 }
@@ -41,7 +50,9 @@ int cluster_of(const TopologyGraph& g, const Vertex& v) {
 std::string dot_name(const TopologyGraph& g, VertexId id) {
   // Formatted into a char buffer: GCC 12 emits a false -Wrestrict for short std::string concatenations.
   const Vertex& v = g.vertex(id);
-  std::string_view prefix = v.kind == VertexKind::device ? "d" : v.kind == VertexKind::nic ? "nic" : to_string(v.role);
+  std::string_view prefix = v.kind == VertexKind::device ? "d"
+                            : v.kind == VertexKind::nic  ? "nic"
+                                                         : to_string(v.role);
   std::array<char, 40> buf{};
   const std::size_t n = std::min(prefix.size(), std::size_t{24});
   std::copy_n(prefix.begin(), n, buf.begin());

@@ -5,9 +5,13 @@
 namespace clustersim {
 
 namespace {
-std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+std::size_t at(std::int64_t i) {
+  return static_cast<std::size_t>(i);
+}
 // Position of group `other` in the ascending list of groups other than `self`.
-int other_index(int self, int other) { return other < self ? other : other - 1; }
+int other_index(int self, int other) {
+  return other < self ? other : other - 1;
+}
 }  // namespace
 
 std::unique_ptr<Dragonfly> Dragonfly::build(const DragonflySpec& spec, const LinkParams& nic,
@@ -24,15 +28,16 @@ std::unique_ptr<Dragonfly> Dragonfly::build(const DragonflySpec& spec, const Lin
   const int nics = tg.nic_count();
   df->nic_link_.resize(at(nics));
   for (int n = 0; n < nics; ++n) {
-    df->nic_link_[at(n)] = builder.add_link(tg.nic_vertex(n), router[at(n / spec.hosts_per_router)],
-                                            LinkKind::nic_uplink, nic);
+    df->nic_link_[at(n)] =
+        builder.add_link(tg.nic_vertex(n), router[at(n / spec.hosts_per_router)], LinkKind::nic_uplink, nic);
   }
   df->local_link_.assign(at(static_cast<std::int64_t>(g) * a * a), -1);
   for (int grp = 0; grp < g; ++grp) {
     for (int i = 0; i < a; ++i) {
       for (int j = i + 1; j < a; ++j) {
         const int ri = grp * a + i, rj = grp * a + j;
-        const LinkId l = builder.add_link(router[at(ri)], router[at(rj)], LinkKind::dragonfly_local, spec.local);
+        const LinkId l =
+            builder.add_link(router[at(ri)], router[at(rj)], LinkKind::dragonfly_local, spec.local);
         df->local_link_[at(static_cast<std::int64_t>(ri) * a + j)] = l;
         df->local_link_[at(static_cast<std::int64_t>(rj) * a + i)] = l;
       }
@@ -47,7 +52,8 @@ std::unique_ptr<Dragonfly> Dragonfly::build(const DragonflySpec& spec, const Lin
         const int qi = round * (g - 1) + other_index(i, j), qj = round * (g - 1) + other_index(j, i);
         if (qi >= ports || qj >= ports) continue;
         const int ri = i * a + qi / h, rj = j * a + qj / h;
-        const LinkId l = builder.add_link(router[at(ri)], router[at(rj)], LinkKind::dragonfly_global, spec.global);
+        const LinkId l =
+            builder.add_link(router[at(ri)], router[at(rj)], LinkKind::dragonfly_global, spec.global);
         per_pair[at(static_cast<std::int64_t>(i) * g + j)].push_back({l, ri, rj, true});
         per_pair[at(static_cast<std::int64_t>(j) * g + i)].push_back({l, rj, ri, false});
       }
@@ -68,7 +74,8 @@ void Dragonfly::push_local(std::int32_t ra, std::int32_t rb, Route& out) const {
   out.push_back({l, ra < rb});  // local links run from the lower-numbered router
 }
 
-void Dragonfly::append_route(std::int32_t src_nic, std::int32_t dst_nic, std::uint64_t hash, Route& out) const {
+void Dragonfly::append_route(std::int32_t src_nic, std::int32_t dst_nic, std::uint64_t hash,
+                             Route& out) const {
   const std::int32_t rs = src_nic / hosts_, rd = dst_nic / hosts_;
   out.push_back({nic_link_[at(src_nic)], true});
   const int gs = rs / routers_, gd = rd / routers_;

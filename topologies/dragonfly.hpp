@@ -37,10 +37,12 @@ namespace clustersim {
 class Dragonfly final : public Router {
  public:
   /// Adds routers and links to `builder` and returns the router. Precondition: spec.validate(...) empty.
-  static std::unique_ptr<Dragonfly> build(const DragonflySpec& spec, const LinkParams& nic, TopologyBuilder& builder);
+  static std::unique_ptr<Dragonfly> build(const DragonflySpec& spec, const LinkParams& nic,
+                                          TopologyBuilder& builder);
 
   [[nodiscard]] RouterLevel level() const override { return RouterLevel::nics; }
-  void append_route(std::int32_t src_nic, std::int32_t dst_nic, std::uint64_t hash, Route& out) const override;
+  void append_route(std::int32_t src_nic, std::int32_t dst_nic, std::uint64_t hash,
+                    Route& out) const override;
 
  private:
   struct GlobalLink {
@@ -53,9 +55,10 @@ class Dragonfly final : public Router {
   void push_local(std::int32_t ra, std::int32_t rb, Route& out) const;
 
   int groups_ = 1, routers_ = 1, hosts_ = 1;
-  std::vector<LinkId> nic_link_;           // per NIC: NIC -> router (forward)
-  std::vector<LinkId> local_link_;         // (router * a + j): link between router and router j of its group
-  std::vector<std::int32_t> pair_offset_;  // groups^2 + 1 offsets into pair_links_ (ordered pair src * g + dst)
+  std::vector<LinkId> nic_link_;    // per NIC: NIC -> router (forward)
+  std::vector<LinkId> local_link_;  // (router * a + j): link between router and router j of its group
+  std::vector<std::int32_t>
+      pair_offset_;  // groups^2 + 1 offsets into pair_links_ (ordered pair src * g + dst)
   std::vector<GlobalLink> pair_links_;
 };
 

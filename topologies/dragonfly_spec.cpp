@@ -41,8 +41,8 @@ std::vector<Diagnostic> DragonflySpec::validate(int nodes, int nics_per_node) co
     out.push_back({"", "/network/hosts_per_router",
                    std::to_string(groups) + " groups x " + std::to_string(routers_per_group) + " routers x " +
                        std::to_string(hosts_per_router) + " hosts serve " + std::to_string(ports) +
-                       " NIC ports, but " + std::to_string(nodes) + " nodes x " + std::to_string(nics_per_node) +
-                       " NICs need " + std::to_string(needed)});
+                       " NIC ports, but " + std::to_string(nodes) + " nodes x " +
+                       std::to_string(nics_per_node) + " NICs need " + std::to_string(needed)});
   }
   return out;
 }

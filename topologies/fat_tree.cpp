@@ -7,10 +7,13 @@
 namespace clustersim {
 
 namespace {
-std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+std::size_t at(std::int64_t i) {
+  return static_cast<std::size_t>(i);
+}
 }  // namespace
 
-std::unique_ptr<FatTree> FatTree::build(const FatTreeSpec& spec, const LinkParams& nic, TopologyBuilder& builder) {
+std::unique_ptr<FatTree> FatTree::build(const FatTreeSpec& spec, const LinkParams& nic,
+                                        TopologyBuilder& builder) {
   const TopologyGraph& g = builder.partial();
   const int nodes = g.node_count(), nics_per_node = g.nics_per_node();
   bool ok = false;
@@ -25,7 +28,8 @@ std::unique_ptr<FatTree> FatTree::build(const FatTreeSpec& spec, const LinkParam
     const int group = spec.rail_optimized ? l % s.rails : l / s.leaves_per_pod;
     leaf[at(l)] = builder.add_switch(SwitchRole::leaf, 1, l, group);
   }
-  for (int p = 0; p < s.spines; ++p) spine[at(p)] = builder.add_switch(SwitchRole::spine, 2, p, p / s.spines_per_pod);
+  for (int p = 0; p < s.spines; ++p)
+    spine[at(p)] = builder.add_switch(SwitchRole::spine, 2, p, p / s.spines_per_pod);
   for (int c = 0; c < s.cores; ++c) core[at(c)] = builder.add_switch(SwitchRole::core, 3, c, c / s.spine_up);
 
   const int nics = nodes * nics_per_node;

@@ -39,10 +39,12 @@ class FatTree final : public Router {
  public:
   /// Adds leaves, spines (and cores), their links and the NIC uplinks to `builder`, and returns the
   /// router. Preconditions: spec.validate(nodes, nics_per_node) is empty; NICs already exist.
-  static std::unique_ptr<FatTree> build(const FatTreeSpec& spec, const LinkParams& nic, TopologyBuilder& builder);
+  static std::unique_ptr<FatTree> build(const FatTreeSpec& spec, const LinkParams& nic,
+                                        TopologyBuilder& builder);
 
   [[nodiscard]] RouterLevel level() const override { return RouterLevel::nics; }
-  void append_route(std::int32_t src_nic, std::int32_t dst_nic, std::uint64_t hash, Route& out) const override;
+  void append_route(std::int32_t src_nic, std::int32_t dst_nic, std::uint64_t hash,
+                    Route& out) const override;
   [[nodiscard]] const FatTreeShape& shape() const { return shape_; }
 
  private:

@@ -14,7 +14,9 @@ std::string num(double x) {
   return os.str();
 }
 
-int ceil_div(std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); }
+int ceil_div(std::int64_t a, std::int64_t b) {
+  return static_cast<int>((a + b - 1) / b);
+}
 
 }  // namespace
 
@@ -107,9 +109,9 @@ std::vector<Diagnostic> FatTreeSpec::validate(int nodes, int nics_per_node) cons
   bool fits = false;
   const FatTreeShape s = FatTreeShape::of(*this, nodes, nics_per_node, &fits);
   if (s.nodes_per_leaf < 1) {
-    out.push_back({"", "/network/radix", "a leaf of radix " + std::to_string(radix) + " has " +
-                                             std::to_string(s.leaf_down) + " NIC ports, fewer than the " +
-                                             std::to_string(nics_per_node) + " NICs of one node"});
+    out.push_back({"", "/network/radix",
+                   "a leaf of radix " + std::to_string(radix) + " has " + std::to_string(s.leaf_down) +
+                       " NIC ports, fewer than the " + std::to_string(nics_per_node) + " NICs of one node"});
   } else if (!fits) {
     const std::int64_t needed = static_cast<std::int64_t>(nodes) * nics_per_node;
     out.push_back({"", "/network/radix",

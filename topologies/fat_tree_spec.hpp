@@ -41,12 +41,12 @@ struct FatTreeShape {
   int rails = 1;                     // rail-optimized: NICs per node; otherwise 1
   int nodes_per_leaf = 0;            // nodes attached to one leaf (per rail when rail-optimized)
   int leaves = 0;
-  int leaves_per_pod = 0;            // 3 tiers: spine_down; 2 tiers: all leaves
+  int leaves_per_pod = 0;  // 3 tiers: spine_down; 2 tiers: all leaves
   int pods = 1;
-  int spines_per_pod = 0;            // == leaf_up
-  int spines = 0;                    // pods * spines_per_pod
-  int cores = 0;                     // 3 tiers: leaf_up * spine_up, in leaf_up planes of spine_up cores
-  std::int64_t max_nic_ports = 0;    // NIC ports the radix can serve at these ratios
+  int spines_per_pod = 0;          // == leaf_up
+  int spines = 0;                  // pods * spines_per_pod
+  int cores = 0;                   // 3 tiers: leaf_up * spine_up, in leaf_up planes of spine_up cores
+  std::int64_t max_nic_ports = 0;  // NIC ports the radix can serve at these ratios
 
   /// Computes the shape; `ok` is false (and the shape partial) when the spec cannot hold the cluster.
   static FatTreeShape of(const FatTreeSpec& spec, int nodes, int nics_per_node, bool* ok = nullptr);

@@ -8,11 +8,13 @@ namespace clustersim {
 
 namespace {
 constexpr std::array<std::string_view, kLinkKindCount> kLinkKindNames = {
-    "nvlink", "nvswitch_port", "pcie",  "nic_uplink",      "leaf_spine",
-    "spine_core", "torus",      "torus_optical", "dragonfly_local", "dragonfly_global"};
+    "nvlink",     "nvswitch_port", "pcie",          "nic_uplink",      "leaf_spine",
+    "spine_core", "torus",         "torus_optical", "dragonfly_local", "dragonfly_global"};
 }  // namespace
 
-std::string_view to_string(LinkKind k) { return kLinkKindNames[static_cast<std::size_t>(k)]; }
+std::string_view to_string(LinkKind k) {
+  return kLinkKindNames[static_cast<std::size_t>(k)];
+}
 
 std::optional<LinkKind> link_kind_from_string(std::string_view s) {
   for (std::size_t i = 0; i < kLinkKindNames.size(); ++i) {
@@ -21,7 +23,9 @@ std::optional<LinkKind> link_kind_from_string(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view to_string(Duplex d) { return d == Duplex::full ? "full" : "half"; }
+std::string_view to_string(Duplex d) {
+  return d == Duplex::full ? "full" : "half";
+}
 
 void validate_link_params(const LinkParams& p, const std::string& pointer, std::vector<Diagnostic>& out) {
   if (!(p.bandwidth.value() > 0)) {

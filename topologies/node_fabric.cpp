@@ -21,7 +21,8 @@ std::vector<TemplateLink> domain_template(const NodeFabricSpec& s, int domain_de
   std::vector<TemplateLink> t;
   const int sw = domain_devices;
   switch (s.kind) {
-    case NodeFabricKind::none: break;
+    case NodeFabricKind::none:
+      break;
     case NodeFabricKind::nvswitch:
     case NodeFabricKind::nvl_domain:
       for (int d = 0; d < domain_devices; ++d) t.push_back({d, sw, LinkKind::nvswitch_port, s.link});
@@ -29,13 +30,22 @@ std::vector<TemplateLink> domain_template(const NodeFabricSpec& s, int domain_de
     case NodeFabricKind::pcie:
       for (int d = 0; d < domain_devices; ++d) t.push_back({d, sw, LinkKind::pcie, s.link});
       break;
-    case NodeFabricKind::nvlink_mesh:
+    case NodeFabricKind::nvlink_mesh: {
+      // intra_link is a device's total NVLink bandwidth; a lane carries that over the most lanes any
+      // device has (6 on a DGX-1V: 150 GB/s / 6 = 25 GB/s, the NVLink 2 lane rate).
+      std::vector<int> lanes(static_cast<std::size_t>(domain_devices), 0);
+      for (const MeshLink& m : s.mesh) {
+        lanes[static_cast<std::size_t>(m.a)] += m.lanes;
+        lanes[static_cast<std::size_t>(m.b)] += m.lanes;
+      }
+      const int most = *std::max_element(lanes.begin(), lanes.end());
       for (const MeshLink& m : s.mesh) {
         LinkParams p = s.link;
-        p.bandwidth = s.link.bandwidth * static_cast<double>(m.lanes);
+        p.bandwidth = s.link.bandwidth * (static_cast<double>(m.lanes) / most);
         t.push_back({m.a, m.b, LinkKind::nvlink, p});
       }
       break;
+    }
   }
   return t;
 }
@@ -97,10 +107,12 @@ void NodeFabric::build(const NodeFabricSpec& spec, int nodes, TopologyBuilder& b
   if (dd > 0) {
     const int domains = devices / dd;
     const bool has_switch = spec.kind != NodeFabricKind::nvlink_mesh;
-    const SwitchRole role = spec.kind == NodeFabricKind::pcie ? SwitchRole::pcie_switch : SwitchRole::nvswitch;
+    const SwitchRole role =
+        spec.kind == NodeFabricKind::pcie ? SwitchRole::pcie_switch : SwitchRole::nvswitch;
     std::vector<VertexId> sw(static_cast<std::size_t>(domains), -1);
     if (has_switch) {
-      for (int d = 0; d < domains; ++d) sw[static_cast<std::size_t>(d)] = builder.add_switch(role, 1, d, d, d * dd / g);
+      for (int d = 0; d < domains; ++d)
+        sw[static_cast<std::size_t>(d)] = builder.add_switch(role, 1, d, d, d * dd / g);
     }
     const std::vector<TemplateLink> tmpl = domain_template(spec, dd);
     const auto first = static_cast<LinkId>(builder.link_count());

@@ -10,9 +10,10 @@
 //            |     |     |     |     |     |     |      |        (pcie links, device -> NIC)
 //          nic0  nic1  nic2  nic3  nic4  nic5  nic6   nic7  ---> scale-out network (nic_uplink)
 //
-// nvlink_mesh (DGX-1 hybrid cube-mesh): devices are joined pairwise; a pair's link bandwidth is
-// lanes x the per-lane bandwidth. Non-adjacent devices route through one intermediate device (the
-// first in index order on a breadth-first search), e.g. d0 -> d5: d0 -> d1 -> d5.
+// nvlink_mesh (DGX-1 hybrid cube-mesh): devices are joined pairwise; a pair's link bandwidth is its
+// lanes x the lane bandwidth (device bandwidth / the most lanes any device has). Non-adjacent devices route
+// through one intermediate device (the first in index order on a breadth-first search), e.g. d0 -> d5: d0 ->
+// d1 -> d5.
 //
 //           d0 ===== d3          (= two lanes, - one lane; quads {0,1,2,3} and {4,5,6,7} are
 //           | \    / |             fully connected, plus i <-> i+4)

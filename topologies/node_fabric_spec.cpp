@@ -13,9 +13,9 @@ namespace {
 constexpr std::array<std::pair<NodeFabricKind, std::string_view>, 5> kNames = {{
     {NodeFabricKind::none, "none"},
     {NodeFabricKind::nvswitch, "nvswitch"},
-    {NodeFabricKind::nvlink_mesh, "nvlink_mesh"},
+    {NodeFabricKind::nvlink_mesh, "nvlink-mesh"},
     {NodeFabricKind::pcie, "pcie"},
-    {NodeFabricKind::nvl_domain, "nvl_domain"},
+    {NodeFabricKind::nvl_domain, "nvl-domain"},
 }};
 
 bool mesh_connected(int g, const std::vector<MeshLink>& mesh) {
@@ -35,29 +35,31 @@ bool mesh_connected(int g, const std::vector<MeshLink>& mesh) {
 void validate_mesh(const NodeFabricSpec& s, std::vector<Diagnostic>& out) {
   const int g = s.devices_per_node;
   if (s.mesh.empty()) {
-    out.push_back({"", "/node/fabric/mesh", "an nvlink_mesh fabric needs a list of [a, b, lanes] links"});
+    out.push_back({"", "/node/nvlink_mesh", "an nvlink-mesh fabric needs a list of [a, b, lanes] links"});
     return;
   }
   std::set<std::pair<int, int>> seen;
   bool ok = true;
   for (std::size_t i = 0; i < s.mesh.size(); ++i) {
     const MeshLink& m = s.mesh[i];
-    const std::string at = "/node/fabric/mesh/" + std::to_string(i);
+    const std::string at = "/node/nvlink_mesh/" + std::to_string(i);
     if (m.a < 0 || m.a >= g || m.b < 0 || m.b >= g || m.a == m.b) {
-      out.push_back({"", at, "link [" + std::to_string(m.a) + ", " + std::to_string(m.b) +
-                                 "] must join two different devices in 0.." + std::to_string(g - 1)});
+      out.push_back({"", at,
+                     "link [" + std::to_string(m.a) + ", " + std::to_string(m.b) +
+                         "] must join two different devices in 0.." + std::to_string(g - 1)});
       ok = false;
       continue;
     }
     if (m.lanes < 1) out.push_back({"", at + "/2", "lanes must be >= 1, got " + std::to_string(m.lanes)});
     if (!seen.insert(std::minmax(m.a, m.b)).second) {
-      out.push_back({"", at, "devices " + std::to_string(m.a) + " and " + std::to_string(m.b) +
-                                 " are linked twice; give one entry with its lane count"});
+      out.push_back({"", at,
+                     "devices " + std::to_string(m.a) + " and " + std::to_string(m.b) +
+                         " are linked twice; give one entry with its lane count"});
     }
   }
   if (ok && !mesh_connected(g, s.mesh)) {
-    out.push_back({"", "/node/fabric/mesh", "the NVLink mesh does not connect all " + std::to_string(g) +
-                                                " devices of the node"});
+    out.push_back({"", "/node/nvlink_mesh",
+                   "the NVLink mesh does not connect all " + std::to_string(g) + " devices of the node"});
   }
 }
 
@@ -79,9 +81,12 @@ std::optional<NodeFabricKind> node_fabric_kind_from_string(std::string_view s) {
 
 int NodeFabricSpec::fabric_domain_devices() const {
   switch (kind) {
-    case NodeFabricKind::none: return 0;
-    case NodeFabricKind::nvl_domain: return domain_devices;
-    default: return devices_per_node;
+    case NodeFabricKind::none:
+      return 0;
+    case NodeFabricKind::nvl_domain:
+      return domain_devices;
+    default:
+      return devices_per_node;
   }
 }
 
@@ -92,22 +97,24 @@ std::vector<Diagnostic> NodeFabricSpec::validate(int nodes) const {
     out.push_back({"", "/node/devices_per_node", "must be >= 1, got " + std::to_string(g)});
     return out;
   }
-  if (kind != NodeFabricKind::none) validate_link_params(link, "/node/fabric", out);
+  if (kind != NodeFabricKind::none) validate_link_params(link, "/node/intra_link", out);
   if (kind == NodeFabricKind::nvlink_mesh) validate_mesh(*this, out);
   if (kind == NodeFabricKind::nvl_domain) {
     if (domain_devices < g || domain_devices % g != 0) {
-      out.push_back({"", "/node/fabric/domain_devices",
+      out.push_back({"", "/node/nvlink_domain_devices",
                      "an NVLink domain of " + std::to_string(domain_devices) +
                          " devices is not a whole number of " + std::to_string(g) + "-device nodes"});
     } else if (nodes > 0 && nodes % (domain_devices / g) != 0) {
-      out.push_back({"", "/nodes", std::to_string(nodes) + " nodes do not fill whole NVLink domains of " +
-                                       std::to_string(domain_devices / g) + " nodes (" +
-                                       std::to_string(domain_devices) + " devices)"});
+      out.push_back({"", "/nodes",
+                     std::to_string(nodes) + " nodes do not fill whole NVLink domains of " +
+                         std::to_string(domain_devices / g) + " nodes (" + std::to_string(domain_devices) +
+                         " devices)"});
     }
   }
   if (nics < 0 || nics > g) {
-    out.push_back({"", "/node/nics", std::to_string(nics) + " NICs per node, expected 0.." + std::to_string(g) +
-                                         " (at most one NIC per device)"});
+    out.push_back({"", "/node/nics",
+                   std::to_string(nics) + " NICs per node, expected 0.." + std::to_string(g) +
+                       " (at most one NIC per device)"});
   } else if (nics > 0) {
     validate_link_params(nic, "/node/nic", out);
     validate_link_params(nic_attach, "/node/nic_attach", out);

@@ -1,12 +1,13 @@
 // What one node (or NVLink domain) looks like inside: devices, their intra-node fabric and NICs.
 //
 // JSON keys (parsed by sim/config; see docs/topologies.md), relative to the cluster document:
-//   /node/devices_per_node, /node/fabric/{kind, bandwidth, latency, duplex, mesh, domain_devices},
+//   /node/devices_per_node, /node/fabric ("nvswitch", "nvlink-mesh", "pcie", "nvl-domain", "none"),
+//   /node/intra_link/{bandwidth, latency, duplex}, /node/nvlink_mesh, /node/nvlink_domain_devices,
 //   /node/nics, /node/nic/{bandwidth, latency, duplex}, /node/nic_attach/{bandwidth, latency, duplex}.
 #pragma once
 
-#include <string_view>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/diagnostics.hpp"
@@ -15,8 +16,8 @@
 namespace clustersim {
 
 enum class NodeFabricKind {
-  none,         // no intra-node links (TPU hosts: chips talk over the torus; single-device nodes)
-  nvswitch,     // every device has one port (all its NVLinks) into a non-blocking NVSwitch (DGX A100/H100/H200)
+  none,      // no intra-node links (TPU hosts: chips talk over the torus; single-device nodes)
+  nvswitch,  // every device has one port (all its NVLinks) into a non-blocking NVSwitch (DGX A100/H100/H200)
   nvlink_mesh,  // point-to-point NVLinks between device pairs (DGX-1 hybrid cube-mesh)
   pcie,         // devices hang off one PCIe switch per node
   nvl_domain,   // one NVSwitch domain spanning domain_devices devices over several nodes (GB200 NVL72)
@@ -32,16 +33,17 @@ struct MeshLink {
 
 struct NodeFabricSpec {
   NodeFabricKind kind = NodeFabricKind::nvswitch;
-  int devices_per_node = 8;     // > 0
-  /// nvswitch / nvl_domain: one device's port into the switch (all its NVLinks, e.g. 450 GB/s per
-  /// direction for H100); nvlink_mesh: one NVLink lane (25 GB/s per direction for NVLink 2);
-  /// pcie: one device's PCIe link (x16). Unused for `none`.
+  int devices_per_node = 8;  // > 0
+  /// One device's bandwidth into the node fabric, all its links together (`intra_link` of the node
+  /// catalog): nvswitch / nvl_domain: its switch port (450 GB/s per direction for H100); nvlink_mesh:
+  /// all its NVLinks (150 GB/s for a V100's 6 x 25 GB/s), split evenly over the lanes of the device
+  /// with the most lanes; pcie: its PCIe x16 link. Unused for `none`.
   LinkParams link;
-  std::vector<MeshLink> mesh;   // nvlink_mesh only: connected, each pair once, local indices
-  int domain_devices = 0;       // nvl_domain only: devices per NVLink domain, a multiple of devices_per_node
-  int nics = 0;                 // scale-out NICs per node, 0 <= nics <= devices_per_node
-  LinkParams nic;               // one NIC port (NIC <-> first network switch), e.g. 400 Gb/s
-  LinkParams nic_attach;        // device <-> NIC path through PCIe (GPUDirect RDMA), e.g. 64 GB/s
+  std::vector<MeshLink> mesh;  // nvlink_mesh only: connected, each pair once, local indices
+  int domain_devices = 0;      // nvl_domain only: devices per NVLink domain, a multiple of devices_per_node
+  int nics = 0;                // scale-out NICs per node, 0 <= nics <= devices_per_node
+  LinkParams nic;              // one NIC port (NIC <-> first network switch), e.g. 400 Gb/s
+  LinkParams nic_attach;       // device <-> NIC path through PCIe (GPUDirect RDMA), e.g. 64 GB/s
 
   /// Devices that share one intra-node fabric: devices_per_node, domain_devices for nvl_domain, 0 for none.
   [[nodiscard]] int fabric_domain_devices() const;

@@ -38,17 +38,25 @@ LinkId TopologyBuilder::add_link(VertexId a, VertexId b, LinkKind kind, const Li
   return static_cast<LinkId>(g_.links_.size() - 1);
 }
 
-void TopologyBuilder::set_group(VertexId v, int group) { g_.vertices_[static_cast<std::size_t>(v)].group = group; }
+void TopologyBuilder::set_group(VertexId v, int group) {
+  g_.vertices_[static_cast<std::size_t>(v)].group = group;
+}
 
 void TopologyBuilder::set_device_nic_link(int device, LinkId link) {
   g_.device_nic_link_[static_cast<std::size_t>(device)] = link;
 }
 
-void TopologyBuilder::set_domain_routes(DomainRoutes routes) { g_.domain_ = std::move(routes); }
+void TopologyBuilder::set_domain_routes(DomainRoutes routes) {
+  g_.domain_ = std::move(routes);
+}
 
-void TopologyBuilder::set_router(std::unique_ptr<const Router> router) { g_.router_ = std::move(router); }
+void TopologyBuilder::set_router(std::unique_ptr<const Router> router) {
+  g_.router_ = std::move(router);
+}
 
-void TopologyBuilder::set_description(std::string text) { g_.description_ = std::move(text); }
+void TopologyBuilder::set_description(std::string text) {
+  g_.description_ = std::move(text);
+}
 
 TopologyGraph TopologyBuilder::finish() && {
   const int devices = g_.device_count();
@@ -64,7 +72,8 @@ TopologyGraph TopologyBuilder::finish() && {
   for (const Vertex& v : g_.vertices_) boost::add_vertex(v, *graph);
   for (std::size_t l = 0; l < g_.links_.size(); ++l) {
     const Link& k = g_.links_[l];
-    boost::add_edge(static_cast<std::size_t>(k.a), static_cast<std::size_t>(k.b), static_cast<LinkId>(l), *graph);
+    boost::add_edge(static_cast<std::size_t>(k.a), static_cast<std::size_t>(k.b), static_cast<LinkId>(l),
+                    *graph);
   }
   g_.graph_ = std::move(graph);
   return std::move(g_);

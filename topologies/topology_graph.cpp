@@ -15,8 +15,8 @@ int TopologyGraph::nic_of_device(int rank) const {
 
 std::uint64_t TopologyGraph::ecmp_hash(int src, int dst) {
   // splitmix64 finaliser (Steele, Lea & Flood 2014): well mixed, platform independent.
-  std::uint64_t z = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
-                    static_cast<std::uint32_t>(dst);
+  std::uint64_t z =
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
   z += 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;

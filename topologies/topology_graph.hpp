@@ -37,7 +37,7 @@ namespace clustersim {
 /// Step `link` fields are indices into the domain's own links: domain d's link i is graph link
 /// first_link + d * links_per_domain + i.
 struct DomainRoutes {
-  int domain_devices = 0;             // devices per domain; 0: no intra-node fabric
+  int domain_devices = 0;  // devices per domain; 0: no intra-node fabric
   LinkId first_link = 0;
   int links_per_domain = 0;
   std::vector<std::int32_t> offsets;  // (domain_devices^2 + 1) offsets into steps, row-major (src, dst)
@@ -100,7 +100,7 @@ class TopologyGraph {
   std::string description_;
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
-  std::unique_ptr<Graph> graph_;  // held by pointer: Boost 1.74 adjacency_list has no real move
+  std::unique_ptr<Graph> graph_;         // held by pointer: Boost 1.74 adjacency_list has no real move
   std::vector<LinkId> device_nic_link_;  // per device: link device -> NIC (forward), -1 if none
   DomainRoutes domain_;
   std::unique_ptr<const Router> router_;

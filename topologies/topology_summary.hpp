@@ -39,10 +39,10 @@ struct TopologySummary {
   int devices = 0;
   int nics = 0;
   int switches = 0;
-  std::vector<SwitchRoleCount> switches_by_role;  // role order, non-zero only
-  std::vector<LinkKindCount> links_by_kind;       // LinkKind order, non-zero only
-  BytesPerSecond bisection{0};                    // see bisection.hpp
-  HopStats hops;                                  // see hop_stats.hpp
+  std::vector<SwitchRoleCount> switches_by_role;       // role order, non-zero only
+  std::vector<LinkKindCount> links_by_kind;            // LinkKind order, non-zero only
+  BytesPerSecond bisection{0};                         // see bisection.hpp
+  HopStats hops;                                       // see hop_stats.hpp
   std::vector<TierOversubscription> oversubscription;  // by tier, lowest first
 };
 

@@ -5,7 +5,9 @@
 namespace clustersim {
 
 namespace {
-std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+std::size_t at(std::int64_t i) {
+  return static_cast<std::size_t>(i);
+}
 }  // namespace
 
 std::unique_ptr<Torus> Torus::build(const TorusSpec& spec, TopologyBuilder& builder) {

@@ -24,15 +24,17 @@ std::vector<Diagnostic> TorusSpec::validate(int devices, bool node_fabric_none, 
   std::int64_t chips = 1;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 1) {
-      out.push_back({"", "/network/dims/" + std::to_string(i), "must be >= 1, got " + std::to_string(dims[i])});
+      out.push_back(
+          {"", "/network/dims/" + std::to_string(i), "must be >= 1, got " + std::to_string(dims[i])});
       sizes_ok = false;
     } else {
       chips *= dims[i];
     }
   }
   if (sizes_ok && chips != devices) {
-    out.push_back({"", "/network/dims", "torus dims " + dims_text() + " hold " + std::to_string(chips) +
-                                            " chips but the cluster has " + std::to_string(devices)});
+    out.push_back({"", "/network/dims",
+                   "torus dims " + dims_text() + " hold " + std::to_string(chips) +
+                       " chips but the cluster has " + std::to_string(devices)});
   }
   if (cube < 0) out.push_back({"", "/network/cube", "must be >= 0, got " + std::to_string(cube)});
   if (cube > 0 && sizes_ok) {
@@ -47,11 +49,12 @@ std::vector<Diagnostic> TorusSpec::validate(int devices, bool node_fabric_none, 
   }
   validate_link_params(link, "/network/link", out);
   if (!node_fabric_none) {
-    out.push_back({"", "/node/fabric/kind", "torus chips are linked directly; the node fabric must be \"none\""});
+    out.push_back({"", "/node/fabric", "torus chips are linked directly; the node fabric must be \"none\""});
   }
   if (nics_per_node != 0) {
-    out.push_back({"", "/node/nics", "a torus cluster routes over its chip links; NICs are not modelled (got " +
-                                         std::to_string(nics_per_node) + ", expected 0)"});
+    out.push_back({"", "/node/nics",
+                   "a torus cluster routes over its chip links; NICs are not modelled (got " +
+                       std::to_string(nics_per_node) + ", expected 0)"});
   }
   return out;
 }

@@ -29,9 +29,11 @@ struct Vertex {
   VertexKind kind = VertexKind::device;
   SwitchRole role = SwitchRole::none;
   std::int8_t tier = 0;
-  std::int32_t node = -1;   // owning node for devices and NICs, first node of the domain for node switches
-  std::int32_t index = 0;   // rank among vertices of the same kind and role (device rank, NIC number, ...)
-  std::int32_t group = -1;  // NVLink domain, fat-tree pod, dragonfly group or rail; -1 if none
+  std::int32_t node = -1;  // owning node for devices and NICs, first node of the domain for node switches
+  std::int32_t index = 0;  // rank among vertices of the same kind and role (device rank, NIC number, ...)
+  // device: NVLink domain; NIC: rail (rail-optimized); leaf: rail (rail-optimized) or pod; spine: pod;
+  // core: plane; router: dragonfly group; node switch: its domain; -1 if none.
+  std::int32_t group = -1;
 };
 
 std::string_view to_string(VertexKind k);

@@ -102,7 +102,9 @@ TEST_CASE("dragonfly minimal routing has router diameter 3 (local-global-local)"
 }
 
 TEST_CASE("dragonfly routes follow minimal routing, connected and deterministic for every device pair") {
-  SECTION("balanced, one link per group pair") { check_min_routing(build_topology(dragonfly_cluster(9, 4, 2, 2))); }
+  SECTION("balanced, one link per group pair") {
+    check_min_routing(build_topology(dragonfly_cluster(9, 4, 2, 2)));
+  }
   SECTION("more global ports than groups: several links per pair, the nearest chosen") {
     check_min_routing(build_topology(dragonfly_cluster(4, 3, 2, 2)));
   }
@@ -119,10 +121,11 @@ TEST_CASE("ECMP uses every parallel global link between two groups") {
   const TopologyGraph g = build_topology(dragonfly_cluster(3, 2, 4, 2));
   std::vector<int> used(g.link_count(), 0);
   Route r;
-  for (int a = 0; a < 8; ++a) {          // group 0
-    for (int b = 8; b < 16; ++b) {       // group 1
+  for (int a = 0; a < 8; ++a) {     // group 0
+    for (int b = 8; b < 16; ++b) {  // group 1
       g.route_into(a, b, r);
-      for (const RouteStep& s : r) used[static_cast<std::size_t>(s.link)] += g.link(s.link).kind == LinkKind::dragonfly_global;
+      for (const RouteStep& s : r)
+        used[static_cast<std::size_t>(s.link)] += g.link(s.link).kind == LinkKind::dragonfly_global;
     }
   }
   int distinct = 0;

@@ -81,7 +81,8 @@ TEST_CASE("leaf oversubscription splits the radix into down:up ports and shows i
   CHECK(s.bisection.value() == Approx(8 * 50e9));
 }
 
-TEST_CASE("rail-optimized: device j of every node attaches to a rail-j leaf, and same-rail traffic stays on it") {
+TEST_CASE(
+    "rail-optimized: device j of every node attaches to a rail-j leaf, and same-rail traffic stays on it") {
   // 32 DGX-like nodes x 8 GPUs, radix 32: 16 nodes per rail leaf, 2 blocks x 8 rails = 16 leaves.
   const TopologyGraph g = build_topology(fat_tree_cluster(32, nvswitch_node(8, 8), 2, 32, true));
   for (int dev = 0; dev < g.device_count(); ++dev) {
@@ -106,7 +107,9 @@ TEST_CASE("rail-optimized: device j of every node attaches to a rail-j leaf, and
 }
 
 TEST_CASE("fat-tree routes are minimal, connected and deterministic for every device pair") {
-  SECTION("3-tier k=4 with single-device hosts") { check_all_routes_minimal(build_topology(fat_tree_cluster(16, host_node(), 3, 4))); }
+  SECTION("3-tier k=4 with single-device hosts") {
+    check_all_routes_minimal(build_topology(fat_tree_cluster(16, host_node(), 3, 4)));
+  }
   SECTION("3-tier rail-optimized with 4-GPU NVSwitch nodes, partially filled") {
     check_all_routes_minimal(build_topology(fat_tree_cluster(10, nvswitch_node(4, 4), 3, 8, true)));
   }

@@ -35,7 +35,7 @@ TEST_CASE("the DGX-1V hybrid cube-mesh gives every GPU 6 NVLink lanes and non-ne
   NodeFabricSpec n;
   n.kind = NodeFabricKind::nvlink_mesh;
   n.devices_per_node = 8;
-  n.link = link_of(25e9);  // one NVLink 2 lane per direction
+  n.link = link_of(150e9);  // a V100's 6 NVLink 2 lanes of 25 GB/s per direction
   n.mesh = dgx1v_hybrid_cube_mesh();
   const TopologyGraph g = build_topology(single_node(n));
   std::vector<double> per_gpu(8, 0.0);

@@ -16,7 +16,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // 2,048 DGX H100 nodes (8 GPUs, 8 x 400 Gb/s NICs), 3-tier rail-optimized fat-tree of radix-64 switches.
 ClusterTopologySpec gpus_16k() {
@@ -25,7 +27,9 @@ ClusterTopologySpec gpus_16k() {
 }
 
 // TPU v4-style 16x16x16 torus of 4x4x4 cubes, 4 chips per host.
-ClusterTopologySpec chips_4k() { return torus_cluster({16, 16, 16}, 4, true, 4); }
+ClusterTopologySpec chips_4k() {
+  return torus_cluster({16, 16, 16}, 4, true, 4);
+}
 
 void bench_routes(const TopologyGraph& g, const char* name) {
   const int n = g.device_count();
@@ -48,8 +52,8 @@ void bench_build(const ClusterTopologySpec& spec, const char* name) {
   const auto t0 = Clock::now();
   const TopologyGraph g = build_topology(spec);
   const double build = seconds_since(t0);
-  std::cout << name << ": built " << g.vertex_count() << " vertices, " << g.link_count() << " links in " << build
-            << " s\n";
+  std::cout << name << ": built " << g.vertex_count() << " vertices, " << g.link_count() << " links in "
+            << build << " s\n";
   CHECK(build < 2.0);
   bench_routes(g, name);
   const auto t1 = Clock::now();
@@ -65,4 +69,6 @@ TEST_CASE("bench: 16384-GPU rail-optimized 3-tier fat-tree builds in under 2 s")
   bench_build(gpus_16k(), "fat-tree 16384 GPUs");
 }
 
-TEST_CASE("bench: 4096-chip 3D torus builds in under 2 s") { bench_build(chips_4k(), "torus 4096 chips"); }
+TEST_CASE("bench: 4096-chip 3D torus builds in under 2 s") {
+  bench_build(chips_4k(), "torus 4096 chips");
+}

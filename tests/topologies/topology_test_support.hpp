@@ -52,7 +52,8 @@ inline ClusterTopologySpec fat_tree_cluster(int nodes, NodeFabricSpec node, int 
   return c;
 }
 
-inline ClusterTopologySpec torus_cluster(std::vector<int> dims, int devices_per_node, bool wrap = true, int cube = 0) {
+inline ClusterTopologySpec torus_cluster(std::vector<int> dims, int devices_per_node, bool wrap = true,
+                                         int cube = 0) {
   ClusterTopologySpec c;
   int chips = 1;
   for (int k : dims) chips *= k;
@@ -113,10 +114,11 @@ inline void check_all_routes_minimal(const TopologyGraph& g) {
     for (int d = 0; d < g.device_count(); ++d) {
       g.route_into(s, d, r);
       g.route_into(s, d, again);
-      const bool ok = route_connects(g, r, s, d) && static_cast<int>(r.size()) == dist[static_cast<std::size_t>(d)] &&
-                      r == again;
+      const bool ok = route_connects(g, r, s, d) &&
+                      static_cast<int>(r.size()) == dist[static_cast<std::size_t>(d)] && r == again;
       if (!ok && ++failures <= 5) {
-        INFO("route " << s << " -> " << d << ": " << r.size() << " links, BFS distance " << dist[static_cast<std::size_t>(d)]);
+        INFO("route " << s << " -> " << d << ": " << r.size() << " links, BFS distance "
+                      << dist[static_cast<std::size_t>(d)]);
         CHECK(ok);
       }
     }

@@ -37,7 +37,7 @@ TEST_CASE("bad topology descriptions name the offending key and say what was exp
     ClusterTopologySpec c = torus_cluster({4, 4}, 4);
     c.node.kind = NodeFabricKind::nvswitch;
     c.node.link = link_of(100e9);
-    CHECK(first_problem(c).pointer == "/node/fabric/kind");
+    CHECK(first_problem(c).pointer == "/node/fabric");
   }
   SECTION("fat-tree radix too small for the nodes") {
     CHECK(fat_tree_cluster(64, nvswitch_node(8, 8), 2, 32).validate().empty());  // exactly full
@@ -60,7 +60,9 @@ TEST_CASE("bad topology descriptions name the offending key and say what was exp
     c.fat_tree.oversubscription = {1.0};
     CHECK(first_problem(c).pointer == "/network/oversubscription");
   }
-  SECTION("fat-tree with 4 tiers") { CHECK(first_problem(fat_tree_cluster(16, host_node(), 4, 8)).pointer == "/network/tiers"); }
+  SECTION("fat-tree with 4 tiers") {
+    CHECK(first_problem(fat_tree_cluster(16, host_node(), 4, 8)).pointer == "/network/tiers");
+  }
   SECTION("fat-tree link without bandwidth") {
     ClusterTopologySpec c = fat_tree_cluster(16, host_node(), 2, 8);
     c.fat_tree.leaf_spine.bandwidth = BytesPerSecond(0);
@@ -90,7 +92,7 @@ TEST_CASE("bad topology descriptions name the offending key and say what was exp
     n.mesh = {{0, 1, 1}, {1, 2, 1}};
     ClusterTopologySpec c;
     c.node = n;
-    CHECK(first_problem(c).pointer == "/node/fabric/mesh");
+    CHECK(first_problem(c).pointer == "/node/nvlink_mesh");
   }
   SECTION("NVLink mesh entry naming a device that does not exist") {
     NodeFabricSpec n = nvswitch_node(4, 0);
@@ -98,7 +100,7 @@ TEST_CASE("bad topology descriptions name the offending key and say what was exp
     n.mesh = {{0, 1, 1}, {1, 2, 1}, {2, 7, 1}};
     ClusterTopologySpec c;
     c.node = n;
-    CHECK(first_problem(c).pointer == "/node/fabric/mesh/2");
+    CHECK(first_problem(c).pointer == "/node/nvlink_mesh/2");
   }
   SECTION("NVL72 domains not filled by the node count") {
     NodeFabricSpec n = nvswitch_node(4, 4);
