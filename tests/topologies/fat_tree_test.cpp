@@ -136,3 +136,33 @@ TEST_CASE("ECMP spreads inter-leaf pairs over every spine") {
                                             [](const auto& a, const auto& b) { return a.second < b.second; });
   CHECK(static_cast<double>(hi->second) / lo->second < 1.15);
 }
+
+TEST_CASE("a 3-tier fat-tree oversubscribed 7:1 between pods (Llama 3 style) cuts bisection at the cores") {
+  // radix 16: leaves 8 down / 8 up; spines at 7:1 have 14 leaf ports and 2 core ports. Two full pods.
+  ClusterTopologySpec c = fat_tree_cluster(2 * 14 * 8, host_node(), 3, 16);
+  c.fat_tree.oversubscription = {1.0, 7.0};
+  const TopologyGraph g = build_topology(c);
+  const TopologySummary s = summarize(g);
+  REQUIRE(s.oversubscription.size() == 2);
+  CHECK(s.oversubscription[0].role == SwitchRole::leaf);
+  CHECK(s.oversubscription[0].ratio() == Approx(1.0));
+  CHECK(s.oversubscription[1].role == SwitchRole::spine);
+  CHECK(s.oversubscription[1].ratio() == Approx(7.0));
+  CHECK(count_role(s, SwitchRole::core) == 8 * 2);
+  // Pod 0 -> pod 1: 8 spines x 2 core links.
+  CHECK(s.bisection.value() == Approx(16 * 50e9));
+}
+
+TEST_CASE("for_each_link_on_route visits the route's links in order with their directions") {
+  const TopologyGraph g = build_topology(fat_tree_cluster(16, host_node(), 3, 4));
+  const Route r = g.route(0, 15);
+  std::vector<RouteStep> seen;
+  double latency = 0;
+  g.for_each_link_on_route(0, 15, [&](const Link& l, RouteStep s) {
+    seen.push_back(s);
+    latency += l.latency.value();
+  });
+  REQUIRE(seen.size() == r.size());
+  CHECK(std::equal(seen.begin(), seen.end(), r.begin()));
+  CHECK(latency == Approx(0.2e-6 * 2 + 1e-6 * 6));
+}
