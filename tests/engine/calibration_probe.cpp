@@ -9,7 +9,7 @@ using namespace clustersim;
 using namespace clustersim::testing;
 
 int main(int argc, char** argv) {
-  DeviceEfficiency e;
+  DeviceEfficiency e = a100_calibration();
   if (argc >= 5) {
     e.gemm_max_efficiency = std::atof(argv[1]);
     e.gemm_half_flops = std::atof(argv[2]);

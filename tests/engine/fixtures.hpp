@@ -1,30 +1,26 @@
 // Hand-built scenarios for engine tests, independent of the JSON layer.
 #pragma once
 
+#include <filesystem>
+
+#include "sim/config/catalog_entries.hpp"
 #include "sim/config/scenario.hpp"
 
 namespace clustersim::testing {
 
-inline DeviceSpec a100_80gb() {
-  DeviceSpec d;
-  d.name = "a100-sxm4-80gb";
-  d.peak[Precision::fp16] = FlopsPerSecond(312e12);
-  d.peak[Precision::bf16] = FlopsPerSecond(312e12);
-  d.peak[Precision::fp32] = FlopsPerSecond(19.5e12);
-  d.memory_capacity = Bytes(80.0 * 1073741824.0);
-  d.memory_bandwidth = BytesPerSecond(2039e9);
-  d.tdp = Watts(400);
-  return d;
+inline config::Catalog& catalog() {
+  static config::Catalog c(config::CatalogPaths{{std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "configs"}});
+  return c;
 }
 
+/// The catalog's A100 calibration (configs/devices/a100-sxm4-80gb.json).
+inline DeviceEfficiency a100_calibration() { return config::load_device(catalog(), "a100-sxm4-80gb").efficiency; }
+
+/// `nodes` DGX A100 80GB nodes from the catalog (configs/nodes/dgx-a100-80gb.json).
 inline ClusterSpec dgx_a100_cluster(int nodes) {
   ClusterSpec c;
   c.name = "test-dgx-a100";
-  c.node.device = a100_80gb();
-  c.node.devices_per_node = 8;
-  c.node.intra = LinkSpec{BytesPerSecond(300e9), Seconds(3e-6), 0.78};
-  c.node.nics = 8;
-  c.node.nic = LinkSpec{BytesPerSecond(25e9), Seconds(5e-6), 0.9};
+  c.node = config::load_node(catalog(), "dgx-a100-80gb");
   c.nodes = nodes;
   return c;
 }

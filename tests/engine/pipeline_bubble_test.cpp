@@ -1,0 +1,62 @@
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "sim/engine/analytic_engine.hpp"
+
+using namespace clustersim;
+using namespace clustersim::testing;
+
+namespace {
+// Uniform stages: a tiny vocabulary makes the embedding and head negligible; one node keeps pipeline
+// transfers on NVLink (microseconds against ~100 ms ops); DP = 1 removes gradient sync; large micro-batches
+// of long sequences make the optimizer step (which the step time includes) ~0.5 % of an op.
+Scenario uniform_pipeline(int p, int m, int v, ScheduleKind kind) {
+  TransformerSpec model = gpt(p * v * 2, 4096, 32, 4096, 128);
+  ClusterSpec c = dgx_a100_cluster(1);
+  Scenario s = scenario(c, model, 1, p, 8, 8 * m);
+  s.parallelism.dp = 1;
+  s.cluster.node.devices_per_node = p;
+  s.parallelism.vp = v;
+  s.parallelism.schedule = kind;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("1F1B bubble on the simulated timeline equals (p-1)/(m+p-1) for uniform stages") {
+  for (int p : {2, 4, 8}) {
+    for (int m : {4, 8, 16, 32}) {
+      const StepResult r = run_analytic(uniform_pipeline(p, m, 1, ScheduleKind::one_f_one_b));
+      const double textbook = (p - 1.0) / (m + p - 1.0);
+      INFO("p=" << p << " m=" << m << " simulated=" << r.bubble_fraction << " textbook=" << textbook);
+      CHECK(std::abs(r.bubble_fraction - textbook) < 0.005);
+      CHECK(r.bubble_fraction_textbook == Approx(textbook));
+    }
+  }
+}
+
+TEST_CASE("GPipe has the same bubble as 1F1B") {
+  const StepResult g = run_analytic(uniform_pipeline(4, 8, 1, ScheduleKind::gpipe));
+  CHECK(std::abs(g.bubble_fraction - 3.0 / 11.0) < 0.005);
+}
+
+TEST_CASE("interleaving with v chunks reduces the bubble to (p-1)/(v*m+p-1)") {
+  for (int v : {2, 3, 4}) {
+    const int p = 4, m = 8;
+    const StepResult r = run_analytic(uniform_pipeline(p, m, v, ScheduleKind::interleaved_1f1b));
+    const double textbook = (p - 1.0) / (v * m + p - 1.0);
+    INFO("v=" << v << " simulated=" << r.bubble_fraction << " textbook=" << textbook);
+    CHECK(std::abs(r.bubble_fraction - textbook) < 0.005);
+  }
+}
+
+TEST_CASE("zero-bubble ZB-H1 idles less than 1F1B") {
+  const StepResult a = run_analytic(uniform_pipeline(4, 8, 1, ScheduleKind::one_f_one_b));
+  const StepResult z = run_analytic(uniform_pipeline(4, 8, 1, ScheduleKind::zero_bubble_h1));
+  CHECK(z.bubble_fraction < a.bubble_fraction);
+  CHECK(z.step_time < a.step_time);
+}
+
+TEST_CASE("no pipeline means no bubble") {
+  const StepResult r = run_analytic(uniform_pipeline(1, 8, 1, ScheduleKind::one_f_one_b));
+  CHECK(r.bubble_fraction == Approx(0.0).margin(1e-12));
+}
