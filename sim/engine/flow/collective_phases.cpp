@@ -1,0 +1,64 @@
+#include "sim/engine/flow/collective_phases.hpp"
+
+#include "sim/core/diagnostics.hpp"
+
+namespace clustersim::flow {
+
+namespace {
+
+struct Ring {
+  bool intra = true;  // ring among the k ranks of a node, else among the n nodes (same local rank)
+  int size = 1;
+  Bytes bytes{0};     // buffer the ring runs on
+  Seconds alpha{0};
+};
+
+void add_ring(std::vector<FlowPhase>& out, const Ring& ring, const RankLayout& layout, int stage, int k, int n,
+              Fidelity fidelity) {
+  if (ring.size <= 1) return;
+  const int steps = ring.size - 1;
+  const int members = k * n;
+  auto phase_flows = [&](Bytes per_flow) {
+    FlowPhase ph;
+    for (int t = 0; t < layout.tp(); ++t) {
+      for (int j = 0; j < members; ++j) {
+        const int q = j / k, l = j % k;
+        const int next = ring.intra ? q * k + (l + 1) % k : ((q + 1) % n) * k + l;
+        ph.flows.push_back({layout.device(stage, j, t), layout.device(stage, next, t), per_flow});
+      }
+    }
+    return ph;
+  };
+  if (fidelity == Fidelity::exact) {
+    for (int i = 0; i < steps; ++i) out.push_back(phase_flows(ring.bytes / static_cast<double>(ring.size)));
+  } else {
+    FlowPhase ph = phase_flows(ring.bytes * (static_cast<double>(steps) / ring.size));
+    ph.extra_latency = ring.alpha * (steps - 1);
+    out.push_back(std::move(ph));
+  }
+}
+
+}  // namespace
+
+std::vector<FlowPhase> collective_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
+                                         GroupPlacement group, const TwoLevelFabric& fabric, Fidelity fidelity) {
+  CS_ASSERT(group.size == layout.replicas(), "the collective spans the dp·cp group");
+  const int k = group.per_node, n = group.nodes();
+  const Ring intra{true, k, bytes, fabric.intra_latency};
+  const Ring inter{false, n, bytes / static_cast<double>(k), fabric.inter_latency};
+  std::vector<FlowPhase> out;
+  const bool scatter = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter;
+  const bool gather = op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather;
+  CS_ASSERT(scatter || gather, "only ring reductions and gathers expand into phases");
+  if (scatter) {
+    add_ring(out, intra, layout, stage, k, n, fidelity);
+    add_ring(out, inter, layout, stage, k, n, fidelity);
+  }
+  if (gather) {
+    add_ring(out, inter, layout, stage, k, n, fidelity);
+    add_ring(out, intra, layout, stage, k, n, fidelity);
+  }
+  return out;
+}
+
+}  // namespace clustersim::flow

@@ -1,0 +1,34 @@
+// Expansion of a hierarchical ring collective into flow phases (the flow engine's fidelity knob).
+//
+// The same algorithm as the closed form in sim/collectives/two_level.hpp (NCCL across DGX nodes):
+// reduce-scatter inside the node over k ranks, the inter-node ring over n nodes on 1/k of the buffer by
+// every local rank in parallel, all-gather inside the node. A ring phase over k ranks moves (k−1)/k·S per
+// rank in k−1 steps of S/k (Thakur, Rabenseifner & Gropp 2005, §4). Phase fidelity sends one flow per rank
+// per phase (its route adds one α) and then waits the other (steps−1)·α; exact fidelity sends every step.
+#pragma once
+
+#include <vector>
+
+#include "sim/collectives/two_level.hpp"
+#include "sim/engine/flow/flow_options.hpp"
+#include "sim/engine/flow/rank_layout.hpp"
+
+namespace clustersim::flow {
+
+struct FlowSpec {
+  int src = 0;  // global devices
+  int dst = 0;
+  Bytes bytes{0};
+};
+
+struct FlowPhase {
+  std::vector<FlowSpec> flows;
+  Seconds extra_latency{0};  // waited after the phase's flows complete
+};
+
+/// Phases of `op` over the dp·cp group of `stage` (every TP rank's group runs in parallel).
+/// `group` gives k = ranks per node and n = nodes of the group, as the analytic engine places it.
+std::vector<FlowPhase> collective_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
+                                         GroupPlacement group, const TwoLevelFabric& fabric, Fidelity fidelity);
+
+}  // namespace clustersim::flow

@@ -1,0 +1,93 @@
+#include "sim/engine/flow/fabric_layout.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "sim/core/diagnostics.hpp"
+
+namespace clustersim::flow {
+
+const char* link_class_name(LinkClass c) {
+  switch (c) {
+    case LinkClass::nvlink: return "nvlink";
+    case LinkClass::nic: return "nic";
+    case LinkClass::leaf_uplink: return "leaf_uplink";
+  }
+  return "?";
+}
+
+FabricLayout::FabricLayout(const ClusterSpec& cluster, int leaf_nodes)
+    : devices_(cluster.devices()),
+      per_node_(cluster.node.devices_per_node),
+      nodes_(cluster.nodes),
+      nics_(cluster.node.nics),
+      leaf_nodes_(leaf_nodes) {
+  CS_ASSERT(leaf_nodes > 0, "leaf groups hold at least one node");
+  const NodeSpec& n = cluster.node;
+  if (nodes_ > 1 && nics_ <= 0) {
+    throw ConfigError("", "/cluster/node/nics", "the flow engine needs scale-out NICs to connect several nodes");
+  }
+  const BytesPerSecond nvl = n.intra.bandwidth * n.intra.efficiency;
+  for (int d = 0; d < devices_; ++d) {
+    links_.push_back({fmt::format("n{}.nvl{}", d / per_node_, d % per_node_), LinkClass::nvlink, nvl,
+                      n.intra.latency * 0.5, 1});
+  }
+  nic_base_ = static_cast<int>(links_.size());
+  const BytesPerSecond nic_bw = n.nic.bandwidth * n.nic.efficiency;
+  const int users = nics_ > 0 ? std::max(1, per_node_ / nics_) : 0;
+  for (int node = 0; node < nodes_ && nics_ > 0; ++node) {
+    for (int k = 0; k < nics_; ++k) {
+      links_.push_back({fmt::format("n{}.nic{}", node, k), LinkClass::nic, nic_bw, n.nic.latency * 0.5, users});
+    }
+  }
+  uplink_base_ = static_cast<int>(links_.size());
+  for (int leaf = 0; leaf < leaves() && nics_ > 0; ++leaf) {
+    const int nodes_below = std::min(leaf_nodes_, nodes_ - leaf * leaf_nodes_);
+    const BytesPerSecond up = nic_bw * (static_cast<double>(nodes_below) * nics_ / cluster.network.oversubscription);
+    links_.push_back({fmt::format("leaf{}.up", leaf), LinkClass::leaf_uplink, up, Seconds(0),
+                      nodes_below * per_node_});
+  }
+}
+
+int FabricLayout::nic_of(int device) const {
+  const int local = device % per_node_;
+  const int per_nic = std::max(1, per_node_ / nics_);
+  return nic_base_ + node_of(device) * nics_ + std::min(nics_ - 1, local / per_nic);
+}
+
+int FabricLayout::uplink_of_leaf(int leaf) const { return uplink_base_ + leaf; }
+
+FabricRoute FabricLayout::route(int src, int dst) const {
+  CS_ASSERT(src != dst && src >= 0 && dst >= 0 && src < devices_ && dst < devices_, "route between two devices");
+  FabricRoute r;
+  if (node_of(src) == node_of(dst)) {
+    r.intra_node = true;
+    r.links = {2 * nvlink_of(src), 2 * nvlink_of(dst) + 1};
+    return r;
+  }
+  const int nic_s = nic_of(src), nic_d = nic_of(dst);
+  r.links.push_back(2 * nic_s);
+  const int ls = leaf_of_node(node_of(src)), ld = leaf_of_node(node_of(dst));
+  if (ls != ld) {
+    r.links.push_back(2 * uplink_of_leaf(ls));
+    r.links.push_back(2 * uplink_of_leaf(ld) + 1);
+    r.shared = true;
+  }
+  r.links.push_back(2 * nic_d + 1);
+  if (links_[static_cast<std::size_t>(nic_s)].users > 1 || links_[static_cast<std::size_t>(nic_d)].users > 1) {
+    r.shared = true;
+  }
+  return r;
+}
+
+bool FabricLayout::scale_link(const std::string& name, double factor) {
+  for (FabricLink& l : links_) {
+    if (l.name == name) {
+      l.bandwidth = l.bandwidth * factor;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace clustersim::flow

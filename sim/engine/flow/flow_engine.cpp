@@ -1,0 +1,200 @@
+#include "sim/engine/flow/flow_engine.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/core/diagnostics.hpp"
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/engine/flow/child_process.hpp"
+#include "sim/engine/flow/flow_replay.hpp"
+#include "sim/engine/flow/simgrid_platform.hpp"
+#include "sim/graph/step_graph.hpp"
+
+namespace clustersim::flow {
+
+namespace {
+
+// --- the child's result on the wire: counts followed by raw doubles (same machine, same layout) ---
+void put(const ChildWriter& w, double v) { w(&v, sizeof v); }
+void put_vec(const ChildWriter& w, const std::vector<double>& v) {
+  put(w, static_cast<double>(v.size()));
+  if (!v.empty()) w(v.data(), v.size() * sizeof(double));
+}
+
+struct Reader {
+  const std::string& s;
+  std::size_t pos = 0;
+  double get() {
+    CS_ASSERT(pos + sizeof(double) <= s.size(), "truncated flow engine result");
+    double v;
+    std::memcpy(&v, s.data() + pos, sizeof v);
+    pos += sizeof v;
+    return v;
+  }
+  std::vector<double> get_vec() {
+    const auto n = static_cast<std::size_t>(get());
+    std::vector<double> v(n);
+    CS_ASSERT(pos + n * sizeof(double) <= s.size(), "truncated flow engine result");
+    if (n > 0) std::memcpy(v.data(), s.data() + pos, n * sizeof(double));
+    pos += n * sizeof(double);
+    return v;
+  }
+};
+
+FabricLayout make_layout(const ClusterSpec& cluster, const FlowOptions& options) {
+  FabricLayout layout(cluster, options.leaf_nodes);
+  for (const LinkStraggler& l : options.slow_links) {
+    if (!layout.scale_link(l.link, l.factor)) {
+      throw ConfigError("", "/flow/slow_links", "no link named \"" + l.link + "\" in this cluster");
+    }
+  }
+  return layout;
+}
+
+void simulate_in_child(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs,
+                       const std::vector<StepGraph>& graphs, const FlowOptions& options, const ChildWriter& w) {
+  std::vector<std::string> args = {"clustersim-flow", "--log=root.thres:critical", "--log=xbt_cfg.thres:critical",
+                                   "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                                   "--cfg=network/TCP-gamma:0"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  simgrid::s4u::Engine engine(&argc, argv.data());
+  const FabricLayout layout = make_layout(cluster, options);
+  std::vector<double> speed(static_cast<std::size_t>(layout.devices()), 1.0);
+  for (const DeviceStraggler& d : options.slow_devices) speed[static_cast<std::size_t>(d.device)] = d.speed;
+  const SimgridPlatform platform(layout, speed);
+  std::vector<ReplayJob> rjobs;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    rjobs.push_back({jobs[j].scenario, &graphs[j], RankLayout(jobs[j].scenario->parallelism, jobs[j].devices)});
+  }
+  FlowReplay replay(layout, platform, std::move(rjobs), options);
+  const ReplayOutput out = replay.run();
+  put(w, out.end_time);
+  for (const auto& tl : out.timelines) {
+    std::vector<double> v;
+    v.reserve(2 * tl.size());
+    for (const NodeTiming& t : tl) {
+      v.push_back(t.start.value());
+      v.push_back(t.end.value());
+    }
+    put_vec(w, v);
+  }
+  put_vec(w, out.link_bytes);
+  std::vector<double> flows;
+  flows.reserve(5 * out.flows.size());
+  for (const FlowRecord& f : out.flows) {
+    flows.insert(flows.end(), {static_cast<double>(f.src), static_cast<double>(f.dst), f.bytes, f.start, f.end});
+  }
+  put_vec(w, flows);
+}
+
+std::string directed_name(const FabricLayout& layout, int dl) {
+  return layout.links()[static_cast<std::size_t>(dl / 2)].name + (dl % 2 == 0 ? "/up" : "/down");
+}
+
+void add_contention(const FabricLayout& layout, const std::vector<double>& link_bytes,
+                    const std::vector<double>& flows, FlowRun& run) {
+  const double T = run.simulated_time;
+  std::vector<LinkUse> all;
+  for (std::size_t dl = 0; dl < link_bytes.size(); ++dl) {
+    if (link_bytes[dl] <= 0) continue;
+    const FabricLink& l = layout.links()[dl / 2];
+    const double util = T > 0 ? link_bytes[dl] / (l.bandwidth.value() * T) : 0.0;
+    all.push_back({directed_name(layout, static_cast<int>(dl)), l.cls, link_bytes[dl], util});
+  }
+  std::sort(all.begin(), all.end(), [](const LinkUse& a, const LinkUse& b) {
+    if (a.cls != b.cls) return a.cls < b.cls;
+    if (a.utilisation != b.utilisation) return a.utilisation > b.utilisation;
+    return a.link < b.link;
+  });
+  std::map<LinkClass, int> taken;
+  for (const LinkUse& u : all) {
+    if (taken[u.cls]++ < run.options.busiest_links) run.busiest.push_back(u);
+  }
+  // Counter tracks: the busiest links overall, utilisation from each flow's mean rate over its lifetime.
+  std::vector<LinkUse> top = run.busiest;
+  std::sort(top.begin(), top.end(), [](const LinkUse& a, const LinkUse& b) {
+    return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.link < b.link;
+  });
+  top.resize(std::min<std::size_t>(top.size(), static_cast<std::size_t>(run.options.busiest_links)));
+  std::map<std::string, std::size_t> index;
+  std::map<int, std::size_t> by_link;
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    run.counters.push_back({top[i].link, {}});
+    index[top[i].link] = i;
+  }
+  for (std::size_t dl = 0; dl < link_bytes.size(); ++dl) {
+    const auto it = index.find(directed_name(layout, static_cast<int>(dl)));
+    if (it != index.end()) by_link[static_cast<int>(dl)] = it->second;
+  }
+  std::vector<std::vector<std::pair<double, double>>> deltas(top.size());
+  for (std::size_t i = 0; i + 4 < flows.size(); i += 5) {
+    const int src = static_cast<int>(flows[i]), dst = static_cast<int>(flows[i + 1]);
+    const double bytes = flows[i + 2], start = flows[i + 3], end = flows[i + 4];
+    if (end <= start) continue;
+    for (DirectedLink dl : layout.route(src, dst).links) {
+      const auto it = by_link.find(dl);
+      if (it == by_link.end()) continue;
+      const double util = bytes / (end - start) / layout.links()[static_cast<std::size_t>(dl / 2)].bandwidth.value();
+      deltas[it->second].push_back({start, util});
+      deltas[it->second].push_back({end, -util});
+    }
+  }
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    auto& d = deltas[i];
+    std::sort(d.begin(), d.end());
+    double level = 0;
+    auto& pts = run.counters[i].points;
+    pts.push_back({0.0, 0.0});
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      level += d[k].second;
+      if (k + 1 < d.size() && d[k + 1].first == d[k].first) continue;
+      pts.push_back({d[k].first, std::max(0.0, std::min(1.0, level))});
+    }
+  }
+}
+
+}  // namespace
+
+FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs, const FlowOptions& options) {
+  CS_ASSERT(!jobs.empty(), "a flow run has at least one job");
+  std::vector<StepGraph> graphs;
+  for (const FlowJob& j : jobs) graphs.push_back(build_step_graph(*j.scenario));
+  const FabricLayout layout = make_layout(cluster, options);  // validates straggler names in the parent
+  for (const DeviceStraggler& d : options.slow_devices) {
+    if (d.device < 0 || d.device >= layout.devices() || d.speed <= 0 || d.speed > 1) {
+      throw ConfigError("", "/flow/slow_devices", "device index must be in [0, devices) and speed in (0, 1]");
+    }
+  }
+  const std::string bytes =
+      run_in_child([&](const ChildWriter& w) { simulate_in_child(cluster, jobs, graphs, options, w); });
+  Reader r{bytes};
+  FlowRun run;
+  run.options = options;
+  run.simulated_time = r.get();
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const std::vector<double> v = r.get_vec();
+    CS_ASSERT(v.size() == 2 * graphs[j].nodes.size(), "one timing per graph node");
+    std::vector<NodeTiming> tl(graphs[j].nodes.size());
+    for (std::size_t i = 0; i < tl.size(); ++i) tl[i] = {Seconds(v[2 * i]), Seconds(v[2 * i + 1])};
+    run.steps.push_back(summarize_step(*jobs[j].scenario, graphs[j], std::move(tl), "flow"));
+  }
+  const std::vector<double> link_bytes = r.get_vec();
+  const std::vector<double> flows = r.get_vec();
+  run.flows = static_cast<long long>(flows.size() / 5);
+  add_contention(layout, link_bytes, flows, run);
+  return run;
+}
+
+FlowRun run_flow(const Scenario& s, const FlowOptions& options) {
+  return run_flow_jobs(s.cluster, {FlowJob{&s, {}}}, options);
+}
+
+StepResult run_flow_step(const Scenario& s) { return run_flow(s).steps.front(); }
+
+}  // namespace clustersim::flow

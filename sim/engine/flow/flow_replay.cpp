@@ -1,0 +1,355 @@
+#include "sim/engine/flow/flow_replay.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/core/diagnostics.hpp"
+#include "sim/engine/flow/collective_phases.hpp"
+#include "sim/engine/flow/job_traffic.hpp"
+
+namespace clustersim::flow {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+// Static structure of one graph: successors of each node, computed once per job.
+struct GraphLinks {
+  std::vector<int> res_next;                 // next node on the same resource (-1: none)
+  std::vector<std::vector<int>> on_start;    // nodes whose data dependency is satisfied by this start
+  std::vector<std::vector<int>> on_end;      // nodes whose data dependency is satisfied by this end
+  std::vector<std::vector<int>> tails;       // overlapped syncs that end no earlier than this end + tail
+  std::vector<int> preds;                    // unsatisfied predecessors at the beginning
+
+  explicit GraphLinks(const StepGraph& g) {
+    const std::size_t n = g.nodes.size();
+    res_next.assign(n, -1);
+    on_start.resize(n);
+    on_end.resize(n);
+    tails.resize(n);
+    preds.assign(n, 0);
+    for (const auto& stage : g.order) {
+      for (const auto& ord : stage) {
+        for (std::size_t i = 0; i + 1 < ord.size(); ++i) {
+          res_next[static_cast<std::size_t>(ord[i])] = ord[i + 1];
+          ++preds[static_cast<std::size_t>(ord[i + 1])];
+        }
+      }
+    }
+    for (std::size_t id = 0; id < n; ++id) {
+      const StepNode& node = g.nodes[id];
+      if (node.dep < 0) continue;
+      ++preds[id];
+      const auto d = static_cast<std::size_t>(node.dep);
+      if (node.starts_with_dep) {
+        on_start[d].push_back(static_cast<int>(id));
+        tails[d].push_back(static_cast<int>(id));
+      } else {
+        on_end[d].push_back(static_cast<int>(id));
+      }
+    }
+  }
+};
+
+struct NodeState {
+  int waiting = 0;
+  bool started = false, work_done = false, tail_done = true, finished = false;
+  double start = 0, end = 0;
+};
+
+struct JobState {
+  ReplayJob job;
+  GraphLinks links;
+  JobTraffic traffic;
+  std::vector<int> instances;                 // simulated replicas
+  std::vector<std::vector<NodeState>> state;  // per instance slot, per node
+  std::vector<int> sync_arrivals;             // per node: instances that reached a gradient sync
+  std::vector<double> stage_slowdown;         // per stage: rep speed / slowest device speed (reduced mode)
+
+  JobState(ReplayJob j, bool reduced)
+      : job(std::move(j)), links(*job.graph), traffic(*job.scenario, *job.graph) {
+    const int replicas = reduced ? 1 : job.layout.replicas();
+    for (int r = 0; r < replicas; ++r) instances.push_back(r);
+    state.assign(instances.size(), std::vector<NodeState>(job.graph->nodes.size()));
+    for (auto& inst : state) {
+      for (std::size_t id = 0; id < inst.size(); ++id) {
+        inst[id].waiting = links.preds[id];
+        inst[id].tail_done = !(job.graph->nodes[id].starts_with_dep && job.graph->nodes[id].dep >= 0);
+      }
+    }
+    sync_arrivals.assign(job.graph->nodes.size(), 0);
+  }
+};
+
+}  // namespace
+
+class FlowReplay::Impl {
+ public:
+  Impl(const FabricLayout& fabric, const SimgridPlatform& platform, std::vector<ReplayJob> jobs,
+       const FlowOptions& options)
+      : fabric_(fabric), platform_(platform), options_(options) {
+    speed_.assign(static_cast<std::size_t>(fabric.devices()), 1.0);
+    for (const DeviceStraggler& d : options.slow_devices) speed_[static_cast<std::size_t>(d.device)] = d.speed;
+    for (ReplayJob& j : jobs) {
+      jobs_.emplace_back(std::move(j), options.symmetry_reduction);
+      JobState& js = jobs_.back();
+      const RankLayout& lay = js.job.layout;
+      js.stage_slowdown.assign(static_cast<std::size_t>(lay.stages()), 1.0);
+      for (int st = 0; st < lay.stages(); ++st) {
+        double slowest = 1.0;
+        for (int r = 0; r < lay.replicas(); ++r) {
+          for (int t = 0; t < lay.tp(); ++t) slowest = std::min(slowest, speed(lay.device(st, r, t)));
+        }
+        js.stage_slowdown[static_cast<std::size_t>(st)] = speed(lay.device(st, 0, 0)) / slowest;
+      }
+    }
+    out_.link_bytes.assign(2 * fabric.links().size(), 0.0);
+  }
+
+  ReplayOutput run() {
+    sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { on_complete(a); });
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      for (std::size_t slot = 0; slot < jobs_[j].instances.size(); ++slot) {
+        for (std::size_t id = 0; id < jobs_[j].job.graph->nodes.size(); ++id) {
+          if (jobs_[j].state[slot][id].waiting == 0) start_node(j, slot, static_cast<int>(id));
+        }
+      }
+    }
+    sg4::Engine::get_instance()->run();
+    out_.end_time = sg4::Engine::get_clock();
+    for (JobState& js : jobs_) {
+      std::vector<NodeTiming> t(js.job.graph->nodes.size());
+      for (std::size_t id = 0; id < t.size(); ++id) {
+        for (std::size_t slot = 0; slot < js.instances.size(); ++slot) {
+          const NodeState& ns = js.state[slot][id];
+          CS_ASSERT(ns.finished, "flow replay stopped before every node finished (deadlock)");
+          t[id].start = max(t[id].start, Seconds(ns.start));
+          t[id].end = max(t[id].end, Seconds(ns.end));
+        }
+      }
+      out_.timelines.push_back(std::move(t));
+    }
+    CS_ASSERT(pending_.empty(), "every activity completed");
+    return std::move(out_);
+  }
+
+ private:
+  using Done = std::function<void()>;
+  struct Pending {
+    sg4::ActivityPtr keep;
+    Done done;
+    std::size_t flow = static_cast<std::size_t>(-1);  // index into out_.flows for comms
+  };
+
+  double speed(int device) const { return speed_[static_cast<std::size_t>(device)]; }
+  static double now() { return sg4::Engine::get_clock(); }
+
+  void on_complete(const sg4::Activity& a) {
+    graveyard_.clear();  // activities completed in earlier callbacks may be released now
+    auto it = pending_.find(&a);
+    if (it == pending_.end()) return;
+    Pending p = std::move(it->second);
+    pending_.erase(it);
+    if (p.flow != static_cast<std::size_t>(-1)) out_.flows[p.flow].end = now();
+    graveyard_.push_back(std::move(p.keep));
+    p.done();
+  }
+
+  // Calls `then` once every one of `count` activities registered with the returned callback finished.
+  static Done join(int count, Done then) {
+    auto left = std::make_shared<int>(count);
+    auto fn = std::make_shared<Done>(std::move(then));
+    return [left, fn]() {
+      if (--*left == 0) (*fn)();
+    };
+  }
+
+  void wait(double seconds, Done then) {
+    if (seconds <= 1e-15) {
+      then();
+      return;
+    }
+    sg4::ExecPtr e = sg4::Exec::init();
+    e->set_flops_amount(seconds * SimgridPlatform::kWorkRate);
+    e->set_bound(SimgridPlatform::kWorkRate);
+    e->set_host(platform_.clock_host());
+    pending_.emplace(e.get(), Pending{e, std::move(then)});
+    e->start();
+  }
+
+  void compute(const std::vector<int>& devices, double seconds, double slowdown, Done then) {
+    if (seconds <= 1e-15) {
+      then();
+      return;
+    }
+    Done each = join(static_cast<int>(devices.size()), std::move(then));
+    for (int d : devices) {
+      sg4::ExecPtr e = sg4::Exec::init();
+      e->set_flops_amount(seconds * slowdown * SimgridPlatform::kWorkRate);
+      e->set_host(platform_.compute_host(d));
+      pending_.emplace(e.get(), Pending{e, each});
+      e->start();
+    }
+  }
+
+  void send(const std::vector<FlowSpec>& flows, Done then) {
+    std::vector<const FlowSpec*> real;
+    for (const FlowSpec& f : flows) {
+      if (f.src != f.dst && f.bytes.value() >= 1.0) real.push_back(&f);
+    }
+    if (real.empty()) {
+      then();
+      return;
+    }
+    Done each = join(static_cast<int>(real.size()), std::move(then));
+    for (const FlowSpec* f : real) {
+      const FabricRoute r = fabric_.route(f->src, f->dst);
+      for (DirectedLink l : r.links) out_.link_bytes[static_cast<std::size_t>(l)] += f->bytes.value();
+      sg4::CommPtr c = sg4::Comm::sendto_init(platform_.endpoint(f->src, r.intra_node),
+                                              platform_.endpoint(f->dst, r.intra_node));
+      c->set_payload_size(static_cast<std::uint64_t>(f->bytes.value()));
+      out_.flows.push_back({f->src, f->dst, f->bytes.value(), now(), now()});
+      pending_.emplace(c.get(), Pending{c, each, out_.flows.size() - 1});
+      c->start();
+    }
+  }
+
+  void satisfy(std::size_t j, std::size_t slot, int id) {
+    NodeState& ns = jobs_[j].state[slot][static_cast<std::size_t>(id)];
+    CS_ASSERT(ns.waiting > 0, "a node's predecessor completed twice");
+    if (--ns.waiting == 0) start_node(j, slot, id);
+  }
+
+  void start_node(std::size_t j, std::size_t slot, int id) {
+    JobState& js = jobs_[j];
+    const auto uid = static_cast<std::size_t>(id);
+    NodeState& ns = js.state[slot][uid];
+    ns.started = true;
+    ns.start = now();
+    for (int s : js.links.on_start[uid]) satisfy(j, slot, s);
+    const StepNode& node = js.job.graph->nodes[uid];
+    if (node.kind == NodeKind::dp_sync) {
+      arrive_at_sync(j, id);
+      return;
+    }
+    const double total = node.duration.value();
+    const double kernels = node.cost >= 0 ? js.job.graph->costs[static_cast<std::size_t>(node.cost)].compute.value() : total;
+    const RankLayout& lay = js.job.layout;
+    std::vector<int> devices;
+    double slowdown = 1.0;
+    if (options_.symmetry_reduction) {
+      devices.push_back(lay.device(node.stage, 0, 0));
+      slowdown = js.stage_slowdown[static_cast<std::size_t>(node.stage)];
+    } else {
+      for (int t = 0; t < lay.tp(); ++t) devices.push_back(lay.device(node.stage, js.instances[slot], t));
+    }
+    compute(devices, kernels, slowdown, [this, j, slot, id, rest = total - kernels]() {
+      wait(rest, [this, j, slot, id]() { work_done(j, slot, id); });
+    });
+  }
+
+  void arrive_at_sync(std::size_t j, int id) {
+    JobState& js = jobs_[j];
+    const auto uid = static_cast<std::size_t>(id);
+    if (++js.sync_arrivals[uid] < static_cast<int>(js.instances.size())) return;
+    const StepNode& node = js.job.graph->nodes[uid];
+    const GradientSync& gs = js.traffic.gradient_sync(id);
+    auto finish_all = [this, j, id]() {
+      for (std::size_t slot = 0; slot < jobs_[j].instances.size(); ++slot) work_done(j, slot, id);
+    };
+    if (!gs.flows) {
+      wait(node.duration.value(), finish_all);
+      return;
+    }
+    auto phases = std::make_shared<std::vector<FlowPhase>>(
+        collective_phases(gs.op, gs.bytes, js.job.layout, node.stage, js.traffic.dp_group(), js.traffic.fabric(),
+                          options_.fidelity));
+    const double residual = std::max(0.0, (node.duration - gs.analytic).value());
+    run_phases(phases, 0, [this, residual, finish_all]() { wait(residual, finish_all); });
+  }
+
+  void run_phases(const std::shared_ptr<std::vector<FlowPhase>>& phases, std::size_t i, Done then) {
+    if (i == phases->size()) {
+      then();
+      return;
+    }
+    const FlowPhase& ph = (*phases)[i];
+    send(ph.flows, [this, phases, i, then, extra = ph.extra_latency.value()]() {
+      wait(extra, [this, phases, i, then]() { run_phases(phases, i + 1, then); });
+    });
+  }
+
+  void work_done(std::size_t j, std::size_t slot, int id) {
+    NodeState& ns = jobs_[j].state[slot][static_cast<std::size_t>(id)];
+    ns.work_done = true;
+    if (ns.tail_done) finish_node(j, slot, id);
+  }
+
+  void finish_node(std::size_t j, std::size_t slot, int id) {
+    JobState& js = jobs_[j];
+    const auto uid = static_cast<std::size_t>(id);
+    NodeState& ns = js.state[slot][uid];
+    ns.finished = true;
+    ns.end = now();
+    if (js.links.res_next[uid] >= 0) satisfy(j, slot, js.links.res_next[uid]);
+    for (int s : js.links.on_end[uid]) transfer(j, slot, id, s);
+    for (int s : js.links.tails[uid]) {
+      const double tail = js.job.graph->nodes[static_cast<std::size_t>(s)].tail.value();
+      wait(tail, [this, j, slot, s]() {
+        NodeState& t = jobs_[j].state[slot][static_cast<std::size_t>(s)];
+        t.tail_done = true;
+        if (t.work_done) finish_node(j, slot, s);
+      });
+    }
+  }
+
+  // Pipeline transfer from `from` (one stage) to `to` (its data successor).
+  void transfer(std::size_t j, std::size_t slot, int from, int to) {
+    JobState& js = jobs_[j];
+    const StepNode& dst = js.job.graph->nodes[static_cast<std::size_t>(to)];
+    if (dst.dep_delay.value() <= 0.0) {
+      satisfy(j, slot, to);
+      return;
+    }
+    const int sa = js.job.graph->nodes[static_cast<std::size_t>(from)].stage, sb = dst.stage;
+    const RankLayout& lay = js.job.layout;
+    const Bytes bytes = js.traffic.p2p_bytes_per_rank();
+    std::vector<FlowSpec> flows;
+    auto add = [&](int r, int t, bool always) {
+      const int a = lay.device(sa, r, t), b = lay.device(sb, r, t);
+      if (a == b) return;
+      if (always || fabric_.route(a, b).shared) flows.push_back({a, b, bytes});
+    };
+    if (options_.symmetry_reduction) {
+      for (int r = 0; r < lay.replicas(); ++r) {
+        for (int t = 0; t < lay.tp(); ++t) add(r, t, r == 0 && t == 0);
+      }
+    } else {
+      for (int t = 0; t < lay.tp(); ++t) add(js.instances[slot], t, true);
+    }
+    const double residual = std::max(0.0, (dst.dep_delay - js.traffic.p2p_analytic()).value());
+    send(flows, [this, j, slot, to, residual]() { wait(residual, [this, j, slot, to]() { satisfy(j, slot, to); }); });
+  }
+
+  const FabricLayout& fabric_;
+  const SimgridPlatform& platform_;
+  FlowOptions options_;
+  std::vector<double> speed_;
+  std::vector<JobState> jobs_;
+  std::unordered_map<const sg4::Activity*, Pending> pending_;
+  std::vector<sg4::ActivityPtr> graveyard_;
+  ReplayOutput out_;
+};
+
+FlowReplay::FlowReplay(const FabricLayout& fabric, const SimgridPlatform& platform, std::vector<ReplayJob> jobs,
+                       const FlowOptions& options)
+    : impl_(std::make_unique<Impl>(fabric, platform, std::move(jobs), options)) {}
+
+FlowReplay::~FlowReplay() = default;
+
+ReplayOutput FlowReplay::run() { return impl_->run(); }
+
+}  // namespace clustersim::flow

@@ -1,0 +1,46 @@
+// What the flow engine sends for one job's StepGraph: bytes of pipeline transfers and gradient
+// collectives, and the analytic time of exactly those parts, so the rest of each graph delay (e.g. the
+// TP all-gather after a pipeline receive, the tied-embedding all-reduce) is kept as a timed wait.
+//
+// Bytes follow sim/graph/op_cost.cpp and graph_builder.cpp: a pipeline send moves one micro-batch's
+// boundary activation b·(s/cp)·h elements split over the tp ranks (scatter/gather, Narayanan et al. SC'21
+// §4.1); a chunk's gradient reduction moves its TP-sharded parameters × gradient element size over the
+// dp·cp group (all-reduce, or reduce-scatter under ZeRO-1/2; ZeRO-3 gathers stay inside the ops).
+#pragma once
+
+#include <vector>
+
+#include "sim/collectives/two_level.hpp"
+#include "sim/config/scenario.hpp"
+#include "sim/graph/step_graph.hpp"
+
+namespace clustersim::flow {
+
+struct GradientSync {
+  bool flows = false;  // false: no DP flows (dp·cp = 1 or ZeRO-3), whole duration is a timed wait
+  CollectiveOp op = CollectiveOp::all_reduce;
+  Bytes bytes{0};          // full (unsharded) buffer of the chunk
+  Seconds analytic{0};     // collective_time() of that buffer on the job's DP group
+};
+
+class JobTraffic {
+ public:
+  JobTraffic(const Scenario& s, const StepGraph& g);
+
+  [[nodiscard]] Bytes p2p_bytes_per_rank() const { return p2p_bytes_; }
+  /// Analytic time of the send/recv part of a pipeline transfer (≤ graph.p2p_time).
+  [[nodiscard]] Seconds p2p_analytic() const { return p2p_analytic_; }
+  /// Gradient synchronisation of a dp_sync node.
+  [[nodiscard]] const GradientSync& gradient_sync(int node) const { return sync_[static_cast<std::size_t>(node)]; }
+  [[nodiscard]] GroupPlacement dp_group() const { return dp_group_; }
+  [[nodiscard]] const TwoLevelFabric& fabric() const { return fabric_; }
+
+ private:
+  Bytes p2p_bytes_{0};
+  Seconds p2p_analytic_{0};
+  GroupPlacement dp_group_;
+  TwoLevelFabric fabric_;
+  std::vector<GradientSync> sync_;  // per graph node (default for non-dp_sync nodes)
+};
+
+}  // namespace clustersim::flow
