@@ -22,7 +22,7 @@ TransformerSpec read_model(ObjectReader& r) {
     m.ffn_hidden = r.require_integer("ffn_hidden", positive);
   } else if (m.mlp == MlpKind::gelu) {
     m.ffn_hidden = 4 * m.hidden;  // GPT convention (Radford et al. 2019; Narayanan et al. 2021 Eq. 2)
-  } else {
+  } else if (r.valid()) {
     r.error("ffn_hidden", "missing required key (no default for mlp \"swiglu\"; Llama uses about 8h/3 rounded)");
   }
   m.norm = r.enumeration("norm", norm_names(), NormKind::layernorm);

@@ -22,11 +22,7 @@ NodeSpec read_node(ObjectReader& r) {
   n.device = read_device(device);
   device.finish();
   n.devices_per_node = r.require_integer("devices_per_node", {.min = 1});
-  if (auto fabric = r.get_enum("fabric", fabric_names())) {
-    n.fabric = *fabric;
-  } else if (!r.has("fabric")) {
-    r.error("fabric", "missing required key");
-  }
+  n.fabric = r.require_enum("fabric", fabric_names(), n.fabric);
   auto intra = r.require_child("intra_link");
   n.intra = read_link(intra);
   intra.finish();
@@ -34,7 +30,7 @@ NodeSpec read_node(ObjectReader& r) {
   if (auto nic = r.child("nic")) {
     n.nic = read_link(*nic);
     nic->finish();
-  } else if (n.nics > 0 && !r.has("nic")) {
+  } else if (n.nics > 0 && r.valid() && !r.has("nic")) {
     r.error("nic", fmt::format("missing required key (nics is {}, so the NIC must be described)", n.nics));
   }
   n.host_power = r.quantity("host_power", Dimension::power, Watts(0), QuantityRule::non_negative);

@@ -100,6 +100,11 @@ class ObjectReader {
   E enumeration(std::string_view key, std::span<const EnumName<E>> table, E fallback) {
     return get_enum(key, table).value_or(fallback);
   }
+  template <class E>
+  E require_enum(std::string_view key, std::span<const EnumName<E>> table, E fallback) {
+    if (!present_or_missing(key)) return fallback;
+    return enumeration(key, table, fallback);
+  }
 
   /// A dimensioned string ("80 GiB") in SI units. Dimension::count also accepts a bare number.
   std::optional<double> get_quantity(std::string_view key, Dimension dimension,

@@ -38,7 +38,8 @@ TEST_CASE("every device in the catalog loads and names itself after its file", "
     CHECK(d.memory_capacity.value() > 0);
     CHECK(d.memory_bandwidth.value() > 0);
     CHECK(d.tdp.value() > 0);
-    CHECK(d.efficiency.gemm_max_efficiency == Approx(0.75));  // neutral, uncalibrated starting values
+    CHECK(d.efficiency.gemm_max_efficiency > 0.0);
+    CHECK(d.efficiency.gemm_max_efficiency <= 1.0);
   }
 }
 

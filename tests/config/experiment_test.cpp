@@ -92,11 +92,11 @@ TEST_CASE("diagnostics of an in-memory document carry its label", "[config]") {
 TEST_CASE("an additional top-level section is registered, not hard-coded", "[config]") {
   SectionRegistry sections = SectionRegistry::standard();
   double budget = 0.0;
-  sections.add({"energy", false,
+  sections.add({"test_budget", false,
                 [&](ObjectReader& r, Scenario&) { budget = r.quantity("budget", Dimension::energy, Joules(0)).value(); },
                 {}});
   auto doc = small_experiment();
-  doc["energy"] = {{"budget", "2 MWh"}};
+  doc["test_budget"] = {{"budget", "2 MWh"}};
 
   // Unregistered: an unknown top-level key.
   CHECK_THROWS_AS(scenario_from_json(doc, bundled_catalog()), ConfigError);
@@ -105,11 +105,11 @@ TEST_CASE("an additional top-level section is registered, not hard-coded", "[con
   loader.build(loader.resolve(doc));
   CHECK(budget == Approx(7.2e9));
 
-  doc["energy"]["budjet"] = "1 MWh";
+  doc["test_budget"]["budjet"] = "1 MWh";
   try {
     loader.build(loader.resolve(doc));
     FAIL("expected a ConfigError");
   } catch (const ConfigError& e) {
-    CHECK(has_diagnostic(e.diagnostics(), "<memory>", "/energy/budjet", "did you mean \"budget\""));
+    CHECK(has_diagnostic(e.diagnostics(), "<memory>", "/test_budget/budjet", "did you mean \"budget\""));
   }
 }

@@ -34,6 +34,12 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "", "line 3"));
   }
+  SECTION("duplicate key") {
+    TempDir dir;
+    ds = diagnostics_of(dir.write("exp.json", std::string(R"({"schema_version": 1, "parallelism": {"tp": 2, "tp": 4}})")));
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", "duplicate key"));
+  }
   SECTION("unknown top-level key with a suggestion") {
     doc["paralelism"] = doc["parallelism"];
     doc.erase("parallelism");
@@ -114,6 +120,13 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     ds = check(doc);
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/training/global_batch", "missing required key"));
+  }
+  SECTION("a missing section is one diagnostic, without follow-up noise") {
+    doc.erase("cluster");
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster", "missing required key"));
+    CHECK(ds.size() == 1);
   }
   SECTION("missing schema_version") {
     doc.erase("schema_version");
