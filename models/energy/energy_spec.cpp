@@ -29,6 +29,9 @@ std::vector<Diagnostic> EnergySpec::validate(const std::string& pointer) const {
   }
   append(out, pricing.validate(pointer + "/price"));
   if (power_cap) append(out, validate_power_cap(device, *power_cap, pointer + "/power_cap"));
+  for (std::size_t i = 0; i < power_cap_sweep.size(); ++i) {
+    append(out, validate_power_cap(device, power_cap_sweep[i], fmt::format("{}/power_cap_sweep/{}", pointer, i)));
+  }
   return out;
 }
 

@@ -28,6 +28,10 @@ struct EnergySpec {
   CarbonIntensity carbon_intensity{0};  // /carbon_intensity: grid kg CO2e per J, >= 0
   Pricing pricing;                      // /price
   std::optional<Watts> power_cap;       // /power_cap: per-device cap, none = default limit
+  std::vector<Watts> power_cap_sweep;   // /power_cap_sweep: caps of the what-if table, in the given order
+  /// Defaults the config layer filled in (human-readable, e.g. "node.host = 2.5 kW from the energy
+  /// catalog entry dgx-h100"); printed with the report so every assumed figure is visible.
+  std::vector<std::string> defaults_used;
 
   /// Every problem found, pointers prefixed by `pointer` (the section's own pointer).
   [[nodiscard]] std::vector<Diagnostic> validate(const std::string& pointer = "/energy") const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "sim/config/reference_energy_runs.hpp"
 #include "sim/core/diagnostics.hpp"
 
 namespace clustersim::config {
@@ -56,6 +57,7 @@ std::optional<std::string> build_case(Builder& b) {
   const std::string citation = rec.contains("source") ? text_of(rec["source"], "citation") : "";
   b.c.citation = citation;
   const bool mcore = contains(citation, "Megatron-Core");
+  if (rec.value("kind", "") == kTrainingRunEnergyKind) return build_energy_case(rec, b.c);
 
   if (rec.value("kind", "") != "training_run_measurement") {
     return fmt::format("record kind '{}' is not a whole training-step measurement", rec.value("kind", ""));

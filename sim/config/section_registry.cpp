@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/config/energy_section.hpp"
 #include "sim/config/run_section.hpp"
 #include "sim/config/section_readers.hpp"
 
@@ -14,6 +15,7 @@ SectionRegistry make_standard() {
   r.add({"model", true, [](ObjectReader& in, Scenario& out) { out.model = read_model(in); }, {}});
   r.add({"parallelism", true, [](ObjectReader& in, Scenario& out) { out.parallelism = read_parallelism(in); }, {}});
   r.add({"training", true, [](ObjectReader& in, Scenario& out) { out.training = read_training(in); }, {}});
+  r.add(energy_section());
   r.add(run_section());
   return r;
 }

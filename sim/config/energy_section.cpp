@@ -1,0 +1,506 @@
+#include "sim/config/energy_section.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "models/energy/network_power.hpp"
+#include "models/energy/price_parse.hpp"
+#include "sim/config/object_reader.hpp"
+#include "sim/core/unit_parse.hpp"
+
+namespace clustersim::config {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr std::string_view kSection = "/energy";
+
+std::string fmt_w(Watts w) {
+  return format_quantity(w.value(), Dimension::power);
+}
+
+bool has_energy_catalog(const fs::path& dir) {
+  std::error_code ec;
+  return !dir.empty() && fs::exists(dir / "device_power.json", ec);
+}
+
+// A catalog entry found by name (or alias): its JSON, file and pointer for diagnostics.
+struct Entry {
+  const json* value = nullptr;
+  std::string name;
+  std::string file;
+  std::string pointer;
+};
+
+// The JSON files of configs/energy/, loaded on demand; problems are diagnostics against the file.
+class EnergyCatalog {
+ public:
+  EnergyCatalog(std::optional<fs::path> dir, Diagnostics& diags) : dir_(std::move(dir)), diags_(diags) {}
+
+  // Entry `name` of `group` in `<stem>.json`; with `aliases`, also an entry listing `name` in "aliases".
+  std::optional<Entry> find(std::string_view stem, std::string_view group, std::string_view name,
+                            bool aliases = false) {
+    const json* doc = load(stem);
+    if (doc == nullptr || !doc->contains(group) || !(*doc)[std::string(group)].is_object()) return std::nullopt;
+    const json& g = (*doc)[std::string(group)];
+    const std::string file = (*dir_ / (std::string(stem) + ".json")).string();
+    for (const auto& [key, value] : g.items()) {
+      bool match = key == name;
+      if (!match && aliases && value.contains("aliases") && value["aliases"].is_array()) {
+        for (const auto& a : value["aliases"]) match = match || (a.is_string() && a.get<std::string>() == name);
+      }
+      if (match) return Entry{&value, key, file, fmt::format("/{}/{}", group, key)};
+    }
+    return std::nullopt;
+  }
+
+  // A dimensioned string of an entry, in SI; a missing or malformed value is a diagnostic.
+  double quantity(const Entry& e, std::string_view key, Dimension d) {
+    const std::string k(key);
+    try {
+      if (!e.value->contains(k)) throw std::invalid_argument("missing key");
+      const json& v = (*e.value)[k];
+      if (d == Dimension::count && v.is_number()) return v.get<double>();
+      if (!v.is_string()) throw std::invalid_argument("expected a string with a unit");
+      return parse_quantity(v.get<std::string>(), d);
+    } catch (const std::exception& ex) {
+      diags_.add(e.file, e.pointer + "/" + k, ex.what());
+      return 0.0;
+    }
+  }
+
+  double number(const Entry& e, std::string_view key) {
+    const std::string k(key);
+    if (e.value->contains(k) && (*e.value)[k].is_number()) return (*e.value)[k].get<double>();
+    diags_.add(e.file, e.pointer + "/" + k, "missing or not a number");
+    return 0.0;
+  }
+
+  const json* load(std::string_view stem) {
+    if (!dir_) return nullptr;
+    auto it = files_.find(stem);
+    if (it != files_.end()) return it->second.is_null() ? nullptr : &it->second;
+    const fs::path path = *dir_ / (std::string(stem) + ".json");
+    json doc;
+    std::ifstream in(path);
+    if (in) {
+      try {
+        doc = json::parse(in);
+      } catch (const json::parse_error& ex) {
+        diags_.add(path.string(), "", fmt::format("JSON syntax error: {}", ex.what()));
+        doc = nullptr;
+      }
+    }
+    const json& stored = files_.emplace(std::string(stem), std::move(doc)).first->second;
+    return stored.is_null() ? nullptr : &stored;
+  }
+
+ private:
+  std::optional<fs::path> dir_;
+  Diagnostics& diags_;
+  std::map<std::string, json, std::less<>> files_;
+};
+
+// Reads the section (or, with a null reader, builds the default one) against one scenario.
+class EnergyReader {
+ public:
+  EnergyReader(const Scenario& s, ReadContext& ctx)
+      : s_(s), ctx_(ctx), catalog_(energy_catalog_dir(ctx.origin()), ctx.diagnostics()) {}
+
+  bool device_has_entry() { return catalog_.find("device_power", "devices", s_.cluster.node.device.name, true).has_value(); }
+
+  EnergySpec read(ObjectReader* r) {
+    r_ = r;
+    spec_ = EnergySpec{};
+    if (r_ == nullptr) spec_.defaults_used.push_back("no energy section: every energy input below is a default");
+    spec_.device = device();
+    spec_.node = node();
+    spec_.network = network();
+    spec_.storage = storage();
+    spec_.pue = pue();
+    spec_.carbon_intensity = carbon();
+    spec_.pricing = pricing();
+    caps();
+    if (r_ != nullptr) {
+      r_->accept("description");
+      r_->accept("source");
+      r_->accept("sources", false);
+    }
+    for (const Diagnostic& d : spec_.validate(std::string(kSection))) {
+      if (!ctx_.failed(d.pointer)) ctx_.error(d.pointer, d.message);
+    }
+    return spec_;
+  }
+
+ private:
+  const json* find(std::string_view key) { return r_ == nullptr ? nullptr : r_->find(key); }
+  void note(std::string text) { spec_.defaults_used.push_back(std::move(text)); }
+
+  // The object at `key` when it is one; reports a value that is neither a catalog name nor an object.
+  std::optional<ObjectReader> object_or_name(const json* v, std::string_view key) {
+    if (v == nullptr || v->is_string()) return std::nullopt;
+    if (!v->is_object()) {
+      r_->error(key, fmt::format("expected a catalog name (string) or an object, got {}", describe(*v)));
+      return std::nullopt;
+    }
+    return r_->child(key);
+  }
+
+  void unknown_name(std::string_view key, std::string_view what, const std::string& name) {
+    r_->error(key, fmt::format("unknown {} \"{}\" (see configs/energy/ for the catalog entries)", what, name));
+  }
+
+  DevicePower device_from_entry(const Entry& e) {
+    DevicePower d;
+    d.device = e.name;
+    d.tdp = Watts(catalog_.quantity(e, "tdp", Dimension::power));
+    for (DeviceState st : kAllDeviceStates) d.power[st] = Watts(catalog_.quantity(e, to_string(st), Dimension::power));
+    if (e.value->contains("dvfs")) {
+      const json& v = (*e.value)["dvfs"];
+      d.dvfs.exponent = v.value("exponent", d.dvfs.exponent);
+      d.dvfs.min_clock_ratio = v.value("min_clock_ratio", d.dvfs.min_clock_ratio);
+    }
+    return d;
+  }
+
+  // No catalog entry: the reference entry's state powers scaled by TDP ratio (tdp_scaling in the catalog).
+  DevicePower device_scaled_by_tdp() {
+    const DeviceSpec& dev = s_.cluster.node.device;
+    const json* doc = catalog_.load("device_power");
+    const std::string ref = doc != nullptr && doc->contains("tdp_scaling")
+                                ? (*doc)["tdp_scaling"].value("reference", std::string())
+                                : std::string();
+    const auto e = catalog_.find("device_power", "devices", ref);
+    if (!e || dev.tdp.value() <= 0.0) {
+      r_->error("device", fmt::format("no power entry for device \"{}\" in configs/energy/device_power.json and no "
+                                      "TDP to scale one from: give /energy/device as an object with tdp, idle, "
+                                      "compute, memory, communication and waiting",
+                                      dev.name));
+      return DevicePower{};
+    }
+    DevicePower d = device_from_entry(*e);
+    const double k = dev.tdp.value() / d.tdp.value();
+    d.device = dev.name;
+    d.tdp = dev.tdp;
+    for (DeviceState st : kAllDeviceStates) d.power[st] = d.power[st] * k;
+    if (dev.idle_power.value() > 0.0) d.power[DeviceState::idle] = dev.idle_power;
+    note(fmt::format("device power: no entry for {}; the {} entry scaled by TDP ratio {:.3g} (estimate)", dev.name,
+                     ref, k));
+    return d;
+  }
+
+  DevicePower device() {
+    const json* v = find("device");
+    const bool named = v != nullptr && v->is_string();
+    const std::string name = named ? v->get<std::string>() : s_.cluster.node.device.name;
+    DevicePower d;
+    if (auto e = catalog_.find("device_power", "devices", name, true)) {
+      d = device_from_entry(*e);
+      if (!named) note(fmt::format("device power per state: energy catalog entry {}", e->name));
+    } else if (named) {
+      unknown_name("device", "device power entry", name);
+    } else {
+      d = device_scaled_by_tdp();
+    }
+    if (auto o = object_or_name(v, "device")) {
+      d.tdp = o->quantity("tdp", Dimension::power, d.tdp, QuantityRule::non_negative);
+      for (DeviceState st : kAllDeviceStates) {
+        d.power[st] = o->quantity(to_string(st), Dimension::power, d.power[st], QuantityRule::non_negative);
+      }
+      if (auto dv = o->child("dvfs")) {
+        d.dvfs.exponent = dv->number("exponent", d.dvfs.exponent);
+        d.dvfs.min_clock_ratio = dv->number("min_clock_ratio", d.dvfs.min_clock_ratio);
+        read_fractions(*dv, "clock_power_fraction", d.dvfs.clock_power_fraction);
+        read_fractions(*dv, "clock_time_fraction", d.dvfs.clock_time_fraction);
+        dv->finish();
+      }
+      o->accept("description");
+      o->accept("sources", false);
+      o->finish();
+    }
+    return d;
+  }
+
+  static void read_fractions(ObjectReader& dv, std::string_view key, PerState<double>& out) {
+    if (auto f = dv.child(key)) {
+      for (DeviceState st : kAllDeviceStates) out[st] = f->number(to_string(st), out[st]);
+      f->finish();
+    }
+  }
+
+  NodePower node() {
+    const json* v = find("node");
+    const bool named = v != nullptr && v->is_string();
+    const NodeSpec& ns = s_.cluster.node;
+    const std::string name = named ? v->get<std::string>() : ns.name;
+    NodePower n;
+    n.nics = ns.nics;
+    if (auto e = catalog_.find("infrastructure_power", "nodes", name, true)) {
+      n.host = Watts(catalog_.quantity(*e, "host", Dimension::power));
+      n.nic = Watts(catalog_.quantity(*e, "nic", Dimension::power));
+      if (named) n.nics = static_cast<int>(catalog_.number(*e, "nics"));
+      if (!named) note(fmt::format("node host {} and NIC {} each: energy catalog entry {}", fmt_w(n.host), fmt_w(n.nic), e->name));
+    } else if (named) {
+      unknown_name("node", "node power entry", name);
+    } else {
+      n.host = ns.host_power;
+      if (const json* doc = catalog_.load("infrastructure_power"); doc != nullptr && doc->contains("defaults")) {
+        n.nic = Watts(catalog_.quantity(Entry{&(*doc)["defaults"], "defaults", "", "/defaults"}, "nic", Dimension::power));
+      }
+      note(fmt::format("node host {}: host_power of node {} (derived from maximum system power: an upper bound); "
+                       "NIC {} each: energy catalog default",
+                       fmt_w(n.host), ns.name, fmt_w(n.nic)));
+    }
+    if (auto o = object_or_name(v, "node")) {
+      n.host = o->quantity("host", Dimension::power, n.host, QuantityRule::non_negative);
+      n.nic = o->quantity("nic", Dimension::power, n.nic, QuantityRule::non_negative);
+      n.nics = o->integer("nics", n.nics, {.min = 0});
+      o->finish();
+    }
+    return n;
+  }
+
+  NetworkPower network_default() {
+    NetworkPower n;
+    const ClusterSpec& c = s_.cluster;
+    const long long endpoints = static_cast<long long>(c.nodes) * c.node.nics;
+    const json* doc = catalog_.load("infrastructure_power");
+    if (c.network.topology != "fat-tree" || endpoints <= 1 || doc == nullptr || !doc->contains("defaults")) {
+      note(fmt::format("network: no switch power (topology {}, {} scale-out NICs)", c.network.topology, endpoints));
+      return n;
+    }
+    const Entry defaults{&(*doc)["defaults"], "defaults", "", "/defaults"};
+    const std::string name = (*doc)["defaults"].value("fat_tree_network", std::string());
+    const auto e = catalog_.find("infrastructure_power", "networks", name);
+    const double radix = catalog_.number(defaults, "switch_radix");
+    if (!e || radix < 2) return n;
+    n.switch_port = Watts(catalog_.quantity(*e, "switch_port", Dimension::power));
+    n.optics_port = Watts(catalog_.quantity(*e, "optics_port", Dimension::power));
+    int tiers = 1;
+    while (tiers < 8 && 2.0 * std::pow(radix / 2.0, tiers) < static_cast<double>(endpoints)) ++tiers;
+    n.ports_per_nic = fat_tree_ports_per_endpoint(tiers, c.network.oversubscription);
+    note(fmt::format("network: {}-tier fat tree of radix-{} switches for {} NICs, {:.3g} ports per NIC at {} + {} "
+                     "optics (energy catalog {})",
+                     tiers, radix, endpoints, n.ports_per_nic, fmt_w(n.switch_port), fmt_w(n.optics_port), name));
+    return n;
+  }
+
+  NetworkPower network() {
+    const json* v = find("network");
+    NetworkPower n;
+    if (v != nullptr && v->is_string()) {
+      if (auto e = catalog_.find("infrastructure_power", "networks", v->get<std::string>())) {
+        n.switch_port = Watts(catalog_.quantity(*e, "switch_port", Dimension::power));
+        n.optics_port = Watts(catalog_.quantity(*e, "optics_port", Dimension::power));
+        n.ports_per_nic = catalog_.number(*e, "ports_per_nic");
+      } else {
+        unknown_name("network", "network power entry", v->get<std::string>());
+      }
+    } else {
+      n = network_default();
+    }
+    if (auto o = object_or_name(v, "network")) {
+      n.switch_port = o->quantity("switch_port", Dimension::power, n.switch_port, QuantityRule::non_negative);
+      n.optics_port = o->quantity("optics_port", Dimension::power, n.optics_port, QuantityRule::non_negative);
+      n.ports_per_nic = o->number("ports_per_nic", n.ports_per_nic, {.min = 0.0});
+      o->finish();
+    }
+    return n;
+  }
+
+  StoragePower storage() {
+    const json* v = find("storage");
+    StoragePower st;
+    if (v != nullptr && v->is_string()) {
+      if (auto e = catalog_.find("infrastructure_power", "storage", v->get<std::string>())) {
+        st.checkpoint_io = Watts(catalog_.quantity(*e, "checkpoint_io", Dimension::power));
+      } else {
+        unknown_name("storage", "storage power entry", v->get<std::string>());
+      }
+    } else if (v == nullptr) {
+      note("storage: 0 W during checkpoint I/O (not given)");
+    }
+    if (auto o = object_or_name(v, "storage")) {
+      st.checkpoint_io = o->quantity("checkpoint_io", Dimension::power, st.checkpoint_io, QuantityRule::non_negative);
+      o->finish();
+    }
+    return st;
+  }
+
+  double pue() {
+    const json* v = find("pue");
+    if (v == nullptr) {
+      note("pue: 1.0 (not given: facility overhead such as cooling is not counted)");
+      return 1.0;
+    }
+    if (v->is_string()) {
+      if (auto e = catalog_.find("pue", "entries", v->get<std::string>())) return catalog_.number(*e, "pue");
+      unknown_name("pue", "PUE entry", v->get<std::string>());
+      return 1.0;
+    }
+    return r_->number("pue", 1.0);
+  }
+
+  CarbonIntensity carbon() {
+    const json* v = find("carbon_intensity");
+    if (v == nullptr) {
+      note("carbon_intensity: 0 (not given: co2e is reported as 0)");
+      return CarbonIntensity(0);
+    }
+    if (v->is_string()) {
+      if (auto e = catalog_.find("carbon_intensity", "entries", v->get<std::string>())) {
+        return CarbonIntensity(catalog_.quantity(*e, "gross", Dimension::carbon_intensity));
+      }
+    }
+    return CarbonIntensity(r_->get_quantity("carbon_intensity", Dimension::carbon_intensity, QuantityRule::non_negative)
+                               .value_or(0.0));
+  }
+
+  // A price string or the name of a prices.json entry of `group` (its "price" field).
+  template <class Q>
+  std::optional<Q> price(ObjectReader& o, std::string_view key, std::string_view group, Q (*parse)(std::string_view)) {
+    const json* v = o.find(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_string()) {
+      o.error(key, fmt::format("expected a price string (e.g. \"0.08 USD/kWh\", \"2.5 USD/h\") or a catalog name, got {}",
+                               describe(*v)));
+      return std::nullopt;
+    }
+    std::string text = v->get<std::string>();
+    if (auto e = catalog_.find("prices", group, text); e && (*e->value).contains("price")) {
+      text = (*e->value)["price"].get<std::string>();
+    }
+    try {
+      const Q q = parse(text);
+      if (!std::isfinite(q.value()) || q.value() < 0.0) o.error(key, fmt::format("price must not be negative, got \"{}\"", text));
+      return q;
+    } catch (const std::invalid_argument& ex) {
+      o.error(key, ex.what());
+      return std::nullopt;
+    }
+  }
+
+  Pricing pricing() {
+    Pricing p;
+    const json* v = find("price");
+    if (v == nullptr) {
+      note("price: none given (electricity 0 USD/kWh, no device cost)");
+      return p;
+    }
+    auto o = r_->child("price");
+    if (!o) return p;
+    p.electricity = price<UsdPerJoule>(*o, "electricity", "electricity", parse_energy_price).value_or(UsdPerJoule(0));
+    p.device_rental = price<UsdPerSecond>(*o, "device_hour", "device_hour", parse_time_price);
+    if (const json* c = o->find("capex"); c != nullptr && c->is_string()) {
+      if (auto e = catalog_.find("prices", "capex", c->get<std::string>())) {
+        p.capital = CapitalAmortisation{Usd(catalog_.quantity(*e, "per_device", Dimension::money)),
+                                        Seconds(catalog_.quantity(*e, "amortisation", Dimension::time))};
+      } else {
+        unknown_name_in(*o, "capex", c->get<std::string>());
+      }
+    } else if (auto cr = o->child("capex")) {
+      CapitalAmortisation cap;
+      cap.per_device = cr->require_quantity<Usd>("per_device", Dimension::money, QuantityRule::non_negative);
+      cap.period = cr->require_quantity<Seconds>("amortisation", Dimension::time);
+      cr->finish();
+      p.capital = cap;
+    }
+    o->finish();
+    return p;
+  }
+
+  static void unknown_name_in(ObjectReader& o, std::string_view key, const std::string& name) {
+    o.error(key, fmt::format("unknown {} entry \"{}\" (see configs/energy/prices.json)", key, name));
+  }
+
+  void caps() {
+    if (r_ == nullptr) return;
+    if (auto cap = r_->get_quantity("power_cap", Dimension::power)) spec_.power_cap = Watts(*cap);
+    const json* v = r_->find("power_cap_sweep");
+    if (v == nullptr) return;
+    if (!v->is_array()) {
+      r_->error("power_cap_sweep", fmt::format("expected an array of powers (e.g. [\"700 W\", \"500 W\"]), got {}", describe(*v)));
+      return;
+    }
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const std::string ptr = fmt::format("{}/power_cap_sweep/{}", kSection, i);
+      const json& item = (*v)[i];
+      try {
+        if (!item.is_string()) throw std::invalid_argument(fmt::format("expected a power such as \"500 W\", got {}", describe(item)));
+        spec_.power_cap_sweep.push_back(Watts(parse_quantity(item.get<std::string>(), Dimension::power)));
+      } catch (const std::invalid_argument& ex) {
+        ctx_.error(ptr, ex.what());
+      }
+    }
+  }
+
+  const Scenario& s_;
+  ReadContext& ctx_;
+  EnergyCatalog catalog_;
+  ObjectReader* r_ = nullptr;
+  EnergySpec spec_;
+};
+
+}  // namespace
+
+std::optional<fs::path> energy_catalog_dir(const Provenance& origin) {
+  for (const char* pointer : {"/cluster/node/device", "/cluster/node", "/cluster", ""}) {
+    const fs::path& dir = origin.directory_of(pointer);
+    if (dir.empty()) continue;
+    if (has_energy_catalog(dir.parent_path() / "energy")) return dir.parent_path() / "energy";
+    if (has_energy_catalog(dir / "energy")) return dir / "energy";
+  }
+  return std::nullopt;
+}
+
+std::optional<fs::path> energy_catalog_dir(const CatalogPaths& paths) {
+  for (const fs::path& root : paths.roots) {
+    if (has_energy_catalog(root / "energy")) return root / "energy";
+  }
+  return std::nullopt;
+}
+
+SectionSpec energy_section() {
+  SectionSpec spec;
+  spec.key = "energy";
+  spec.parse = [](ObjectReader& r, Scenario& s) {
+    EnergyReader reader(s, r.context());
+    s.energy = reader.read(&r);
+  };
+  spec.finish = [](Scenario& s, ReadContext& ctx) {
+    if (s.energy) return;
+    EnergyReader reader(s, ctx);
+    if (reader.device_has_entry()) s.energy = reader.read(nullptr);
+  };
+  return spec;
+}
+
+std::optional<CarbonIntensityEntry> carbon_intensity_for_record(const fs::path& energy_dir, std::string_view record_id) {
+  Diagnostics diags;
+  EnergyCatalog catalog(energy_dir, diags);
+  const json* doc = catalog.load("carbon_intensity");
+  std::optional<CarbonIntensityEntry> out;
+  if (doc != nullptr && doc->contains("entries")) {
+    for (const auto& [name, value] : (*doc)["entries"].items()) {
+      const json applies = value.value("applies_to", json::array());
+      for (const auto& id : applies) {
+        if (!id.is_string() || id.get<std::string>() != record_id) continue;
+        const Entry e{&value, name, (energy_dir / "carbon_intensity.json").string(), "/entries/" + name};
+        out = CarbonIntensityEntry{name, CarbonIntensity(catalog.quantity(e, "gross", Dimension::carbon_intensity)),
+                                   CarbonIntensity(catalog.quantity(e, "net", Dimension::carbon_intensity)),
+                                   value.value("source", std::string())};
+      }
+    }
+  }
+  diags.throw_if_any();
+  return out;
+}
+
+}  // namespace clustersim::config

@@ -1,0 +1,44 @@
+// Published whole-run energy records (kind "training_run_energy" in shared/reference/published_runs.json,
+// Patterson et al. 2021, arXiv 2104.10350, Table 4) as validation cases.
+//
+// A record states accelerators, training days, measured average system power per accelerator and PUE;
+// the prediction is Patterson's §2.5 estimate (models/energy/training_run_energy.hpp) with the
+// datacenter's carbon intensity taken from configs/energy/carbon_intensity.json (the entry whose
+// `applies_to` lists the record id) — never derived from the record's own tCO2e. Metrics:
+//   energy_mwh   measured.energy_MWh
+//   co2e_t       measured.gross_tCO2e (location-based grid mix)
+//   co2e_net_t   measured.net_tCO2e   (after the operator's carbon-free energy purchases)
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "models/energy/training_run_energy.hpp"
+#include "sim/config/catalog.hpp"
+#include "sim/config/reference_runs.hpp"
+
+namespace clustersim::config {
+
+inline constexpr std::string_view kTrainingRunEnergyKind = "training_run_energy";
+
+/// Fills `c` (experiment = {"training_run_energy": {accelerators, avg_system_power, duration, pue}}, metrics)
+/// from a record of kind training_run_energy. Returns the reason when the record cannot be used.
+std::optional<std::string> build_energy_case(const nlohmann::json& record, ReferenceCase& c);
+
+/// True for cases made by build_energy_case.
+bool is_energy_case(const ReferenceCase& c);
+
+struct EnergyCaseInputs {
+  TrainingRunEnergyInput gross;  // carbon_intensity = the datacenter's gross intensity
+  CarbonIntensity net{0};        // the datacenter's net intensity
+  std::string carbon_entry;      // name of the carbon_intensity.json entry used
+};
+
+/// Patterson inputs of an energy case, carbon intensities from the energy catalog under `paths`.
+/// Throws ConfigError naming the record when the catalog has no carbon intensity for it.
+EnergyCaseInputs energy_case_inputs(const ReferenceCase& c, const CatalogPaths& paths);
+
+}  // namespace clustersim::config

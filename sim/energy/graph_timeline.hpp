@@ -1,0 +1,27 @@
+// Device-state timeline of one step, read off the evaluated StepGraph (one representative per pipeline
+// stage; every device of a stage — all its TP, CP and DP ranks — behaves alike, DESIGN.md "Symmetry").
+//
+// Mapping of graph nodes to DeviceStates (models/energy/device_state.hpp):
+//   forward/backward op [start, end] on the compute stream, split in the proportions of its OpCost:
+//     compute_bound -> compute, (compute - compute_bound) -> memory, tp + cp + dp comm -> communication
+//     (laid out in that order inside the op; the order changes no energy, only the instant of the peak)
+//   gap before an op, up to its pipeline transfer delay (pp exposed)       -> communication
+//   optimizer step (Adam/SGD update is bandwidth-bound)                     -> memory
+//   dp_sync on the data-parallel channel (gradient reduction)               -> communication
+//   anything else inside the step (bubble, waiting for the slowest stage)   -> waiting
+// Overlaps (dp_sync under backward compute) resolve by precedence in sim/energy/device_timeline.hpp.
+#pragma once
+
+#include <vector>
+
+#include "sim/energy/device_timeline.hpp"
+#include "sim/engine/step_result.hpp"
+#include "sim/graph/step_graph.hpp"
+
+namespace clustersim {
+
+/// Preconditions (asserted): timing.size() == g.nodes.size(); step_time > 0; devices_per_stage > 0.
+StepTimeline step_timeline_of(const StepGraph& g, const std::vector<NodeTiming>& timing, Seconds step_time,
+                              int devices_per_stage);
+
+}  // namespace clustersim

@@ -1,0 +1,63 @@
+#include "sim/energy/scenario_energy.hpp"
+
+#include "sim/core/diagnostics.hpp"
+#include "sim/energy/capped_scenario.hpp"
+#include "sim/energy/graph_timeline.hpp"
+#include "sim/engine/analytic_engine.hpp"
+
+namespace clustersim {
+namespace {
+
+// Step energy of `s` run as given (no cap applied to the device here) with state powers of `spec`.
+ScenarioStepEnergy evaluate(const Scenario& s, const EnergySpec& spec) {
+  const StepGraph g = build_step_graph(s);
+  const std::vector<NodeTiming> timing = evaluate_timeline(g);
+  Seconds step_time(0);
+  for (const NodeTiming& t : timing) step_time = max(step_time, t.end);
+  const int pp = s.parallelism.pp;
+  CS_ASSERT(s.cluster.devices() % pp == 0, "pipeline stages must split the devices evenly");
+  ScenarioStepEnergy out;
+  out.timeline = step_timeline_of(g, timing, step_time, s.cluster.devices() / pp);
+  const double tokens = static_cast<double>(s.training.global_batch) * s.training.seq_len;
+  const ClusterShape shape = cluster_shape_of(s);
+  out.energy = compute_step_energy(spec, shape, out.timeline, tokens);
+  out.cost_per_step = spec.pricing.electricity * out.energy.per_step +
+                      spec.pricing.device_time_rate() * step_time * static_cast<double>(shape.devices());
+  return out;
+}
+
+}  // namespace
+
+ClusterShape cluster_shape_of(const Scenario& s) {
+  return ClusterShape{s.cluster.nodes, s.cluster.node.devices_per_node};
+}
+
+ScenarioStepEnergy scenario_step_energy(const Scenario& s) {
+  CS_ASSERT(s.energy.has_value(), "scenario without an energy spec");
+  const EnergySpec& spec = *s.energy;
+  if (!spec.power_cap) return evaluate(s, spec);
+  return evaluate(capped_scenario(s, apply_power_cap(spec.device, *spec.power_cap)), spec);
+}
+
+std::vector<CapSweepPoint> sweep_power_caps_through_engine(const Scenario& s) {
+  CS_ASSERT(s.energy.has_value(), "scenario without an energy spec");
+  EnergySpec uncapped = *s.energy;
+  uncapped.power_cap.reset();
+  const Seconds base = evaluate(s, uncapped).energy.step_time;
+  std::vector<CapSweepPoint> out;
+  for (Watts cap : s.energy->power_cap_sweep) {
+    CapSweepPoint p;
+    p.cap = cap;
+    p.effect = apply_power_cap(uncapped.device, cap);
+    EnergySpec spec = uncapped;
+    spec.power_cap = cap;
+    const ScenarioStepEnergy e = evaluate(capped_scenario(s, p.effect), spec);
+    p.energy = e.energy;
+    p.step_time_factor = e.energy.step_time / base;
+    p.cost_per_token = e.cost_per_step / e.energy.tokens;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace clustersim

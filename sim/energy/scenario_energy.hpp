@@ -1,0 +1,36 @@
+// Energy of a whole scenario's step through the step engine, and the engine-exact power-cap sweep.
+//
+// scenario_step_energy: builds the StepGraph of the scenario (slowed by EnergySpec::power_cap when set,
+// sim/energy/capped_scenario.hpp), evaluates it with the analytic engine, reads the per-stage state
+// timeline (sim/energy/graph_timeline.hpp) and integrates power over it (sim/energy/step_energy.hpp).
+// sweep_power_caps_through_engine: the same for every cap of EnergySpec::power_cap_sweep, so a cap's
+// effect on step time goes through pipeline dependencies and overlap (unlike the per-state scaling of
+// sim/energy/cap_sweep.hpp, kept for engines without a graph).
+#pragma once
+
+#include <vector>
+
+#include "sim/config/scenario.hpp"
+#include "sim/energy/cap_sweep.hpp"
+#include "sim/energy/cluster_shape.hpp"
+#include "sim/energy/device_timeline.hpp"
+#include "sim/energy/step_energy.hpp"
+
+namespace clustersim {
+
+struct ScenarioStepEnergy {
+  StepTimeline timeline;  // per pipeline stage, multiplicity tp*dp*cp
+  StepEnergy energy;
+  Usd cost_per_step{0};   // electricity * energy + device time rate * devices * step time
+};
+
+ClusterShape cluster_shape_of(const Scenario& s);
+
+/// Precondition: s.energy is set and valid.
+ScenarioStepEnergy scenario_step_energy(const Scenario& s);
+
+/// One point per cap of s.energy->power_cap_sweep (in order); step_time_factor is relative to the step
+/// without any cap. Precondition: s.energy is set and valid.
+std::vector<CapSweepPoint> sweep_power_caps_through_engine(const Scenario& s);
+
+}  // namespace clustersim
