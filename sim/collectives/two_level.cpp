@@ -49,7 +49,8 @@ Seconds collective_time(CollectiveOp op, Bytes bytes, GroupPlacement g, const Tw
       return max(t_local, t_remote);
     }
     case CollectiveOp::broadcast:
-      // Pipelined ring broadcast: one pass of the buffer through each level.
+    case CollectiveOp::reduce:
+      // Pipelined ring broadcast (a reduce is the same chain run backwards): one pass of the buffer through each level.
       return Seconds(bytes.value() / f.intra_bandwidth.value()) * (k > 1 ? 1.0 : 0.0) +
              Seconds(bytes.value() / f.inter_bandwidth.value()) * (n > 1 ? 1.0 : 0.0) +
              f.intra_latency * (k - 1) + f.inter_latency * (n - 1);

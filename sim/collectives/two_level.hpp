@@ -15,7 +15,7 @@
 
 namespace clustersim {
 
-enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, send_recv };
+enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, send_recv, reduce };
 
 struct TwoLevelFabric {
   BytesPerSecond intra_bandwidth{0};  // per device per direction, after protocol efficiency

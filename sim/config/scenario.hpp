@@ -13,6 +13,7 @@
 #include "models/training_options.hpp"
 #include "models/transformer.hpp"
 #include "schedules/schedule_kind.hpp"
+#include "sim/collectives/cluster_comm_spec.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/run_spec.hpp"
 
@@ -49,6 +50,7 @@ struct ClusterSpec {
   int nodes = 1;  // > 0
   NetworkSpec network;
   [[nodiscard]] int devices() const { return nodes * node.devices_per_node; }
+  ClusterCommSpec comm;  // in-network reduction efficiencies and the explicit topology (issue 3)
 };
 
 struct ParallelismSpec {

@@ -1,0 +1,110 @@
+#include <algorithm>
+
+#include "sim/collectives/algorithm_phases.hpp"
+#include "sim/core/diagnostics.hpp"
+
+namespace clustersim {
+
+Phase ring_pass(const std::vector<std::vector<int>>& rs, double bytes_per_ring, std::string name, bool bidirectional) {
+  Phase p;
+  p.name = std::move(name);
+  CS_ASSERT(!rs.empty(), "a ring pass needs a ring");
+  const std::size_t n = rs.front().size();
+  p.latency_steps = static_cast<int>(n) - 1;
+  if (n < 2) return p;
+  const double directions = bidirectional ? 2.0 : 1.0;
+  const double per_hop = bytes_per_ring / directions * static_cast<double>(n - 1) / static_cast<double>(n);
+  for (const auto& ring : rs) {
+    CS_ASSERT(ring.size() == n, "rings of one pass have the same length");
+    for (std::size_t i = 0; i < n; ++i) {
+      const int a = ring[i];
+      const int b = ring[(i + 1) % n];
+      p.transfers.push_back({a, b, per_hop});
+      if (bidirectional) p.transfers.push_back({b, a, per_hop});
+    }
+  }
+  return p;
+}
+
+namespace {
+
+// Pipelined chain from ring[0] (broadcast) or towards ring[0] (reduce): n−1 hops of the whole share.
+Phase chain(const std::vector<std::vector<int>>& rs, int root_rank, double bytes, bool towards_root) {
+  Phase p;
+  p.name = towards_root ? "reduce chain" : "broadcast chain";
+  const std::size_t n = rs.front().size();
+  p.latency_steps = static_cast<int>(n) - 1;
+  const double share = bytes / static_cast<double>(rs.size());
+  for (const auto& ring : rs) {
+    const auto at = static_cast<std::size_t>(std::find(ring.begin(), ring.end(), root_rank) - ring.begin());
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      const int a = ring[(at + i) % n];
+      const int b = ring[(at + i + 1) % n];
+      p.transfers.push_back(towards_root ? Transfer{b, a, share} : Transfer{a, b, share});
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<Phase> ring_phases(const TopologyGraph& g, const PhaseRequest& r) {
+  const auto rs = rings(g, r.ranks, r.ring_order);
+  const int root = r.ranks[static_cast<std::size_t>(r.root)];
+  const double share = r.bytes / static_cast<double>(rs.size());  // the rings split the buffer
+  switch (r.op) {
+    case CollectiveOp::all_reduce:
+      return {ring_pass(rs, share, "reduce-scatter ring"), ring_pass(rs, share, "all-gather ring")};
+    case CollectiveOp::reduce_scatter: return {ring_pass(rs, share, "reduce-scatter ring")};
+    case CollectiveOp::all_gather: return {ring_pass(rs, share, "all-gather ring")};
+    case CollectiveOp::broadcast: return {chain(rs, root, r.bytes, false)};
+    case CollectiveOp::reduce: return {chain(rs, root, r.bytes, true)};
+    case CollectiveOp::all_to_all:
+    case CollectiveOp::send_recv: break;
+  }
+  CS_ASSERT(false, "ring does not implement this operation");
+  return {};
+}
+
+std::vector<Phase> direct_phases(const PhaseRequest& r) {
+  Phase p;
+  const std::size_t n = r.ranks.size();
+  p.latency_steps = 1;
+  if (r.op == CollectiveOp::send_recv) {
+    // nccl-tests sendrecv: every rank sends S to the next and receives S from the previous.
+    p.name = "send/recv";
+    for (std::size_t i = 0; i < n; ++i) p.transfers.push_back({r.ranks[i], r.ranks[(i + 1) % n], r.bytes});
+    return {p};
+  }
+  // all-to-all, all-gather, reduce-scatter: every rank sends S/n to every other rank at once.
+  p.name = std::string("direct ") + std::string(to_string(r.op));
+  const double share = r.bytes / static_cast<double>(n);
+  for (int a : r.ranks) {
+    for (int b : r.ranks) {
+      if (a != b) p.transfers.push_back({a, b, share});
+    }
+  }
+  std::vector<Phase> out{p};
+  if (r.op == CollectiveOp::all_reduce) {
+    out.front().name = "direct reduce-scatter";
+    out.push_back(p);
+    out.back().name = "direct all-gather";
+  }
+  return out;
+}
+
+std::vector<Phase> pairwise_phases(const PhaseRequest& r) {
+  const std::size_t n = r.ranks.size();
+  const double share = r.bytes / static_cast<double>(n);
+  std::vector<Phase> out;
+  for (std::size_t k = 1; k < n; ++k) {
+    Phase p;
+    p.name = "pairwise round " + std::to_string(k);
+    p.latency_steps = 1;
+    for (std::size_t i = 0; i < n; ++i) p.transfers.push_back({r.ranks[i], r.ranks[(i + k) % n], share});
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace clustersim
