@@ -143,6 +143,19 @@ std::optional<std::string> build_case(Builder& b) {
             {"precision", precision},
             {"recompute", recompute},
             {"flash_attention", mcore}};
+  // Megatron-LM's --accumulate-allreduce-grads-in-fp32 is off by default and forced on for bf16, so fp16
+  // runs reduce fp16 gradients.
+  t["gradient_precision"] = precision == "bf16" ? "fp32" : "fp16";
+  b.assume(fmt::format("gradient all-reduce in {} (Megatron-LM default for {} training)",
+                       precision == "bf16" ? "fp32" : "fp16", precision));
+  if (mcore && !has_number(par, "zero_stage")) {
+    p["zero_stage"] = 1;
+    b.assume("zero_stage = 1 (Megatron-Core benchmarks use --use-distributed-optimizer with overlapped grad reduce and param gather)");
+  }
+  if (mcore && tp > 1) {
+    p["tp_comm_overlap"] = true;
+    b.assume("tp_comm_overlap = on (Megatron-Core performance benchmarks run with --tp-comm-overlap)");
+  }
   b.assume(mcore ? "flash_attention = on (Megatron-Core with Transformer Engine)"
                  : "flash_attention = off (not used by Megatron-LM before 2023)");
 
