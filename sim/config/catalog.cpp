@@ -13,22 +13,32 @@ namespace clustersim::config {
 
 std::string_view to_string(CatalogKind kind) {
   switch (kind) {
-    case CatalogKind::devices: return "devices";
-    case CatalogKind::nodes: return "nodes";
-    case CatalogKind::clusters: return "clusters";
-    case CatalogKind::models: return "models";
-    case CatalogKind::experiments: return "experiments";
+    case CatalogKind::devices:
+      return "devices";
+    case CatalogKind::nodes:
+      return "nodes";
+    case CatalogKind::clusters:
+      return "clusters";
+    case CatalogKind::models:
+      return "models";
+    case CatalogKind::experiments:
+      return "experiments";
   }
   return "devices";
 }
 
 std::string_view singular(CatalogKind kind) {
   switch (kind) {
-    case CatalogKind::devices: return "device";
-    case CatalogKind::nodes: return "node";
-    case CatalogKind::clusters: return "cluster";
-    case CatalogKind::models: return "model";
-    case CatalogKind::experiments: return "experiment";
+    case CatalogKind::devices:
+      return "device";
+    case CatalogKind::nodes:
+      return "node";
+    case CatalogKind::clusters:
+      return "cluster";
+    case CatalogKind::models:
+      return "model";
+    case CatalogKind::experiments:
+      return "experiment";
   }
   return "device";
 }
@@ -64,16 +74,16 @@ std::vector<std::string> Catalog::names(CatalogKind kind) const {
 std::filesystem::path Catalog::resolve(CatalogKind kind, std::string_view reference,
                                        const std::filesystem::path& base_dir) const {
   if (reference.empty()) {
-    throw std::invalid_argument(fmt::format("empty {} reference (expected a catalog name or a file path)",
-                                            singular(kind)));
+    throw std::invalid_argument(
+        fmt::format("empty {} reference (expected a catalog name or a file path)", singular(kind)));
   }
   if (is_path_reference(reference)) {
     const std::filesystem::path given(reference);
     const auto file = (given.is_absolute() ? given : base_dir / given).lexically_normal();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) {
-      throw std::invalid_argument(fmt::format("{} file \"{}\" not found (looked for {})", singular(kind),
-                                              reference, file.string()));
+      throw std::invalid_argument(
+          fmt::format("{} file \"{}\" not found (looked for {})", singular(kind), reference, file.string()));
     }
     return file;
   }
@@ -82,9 +92,9 @@ std::filesystem::path Catalog::resolve(CatalogKind kind, std::string_view refere
   const std::vector<std::string_view> views(all.begin(), all.end());
   std::string roots;
   for (const auto& r : paths_.roots) roots += (roots.empty() ? "" : ", ") + (r / to_string(kind)).string();
-  throw std::invalid_argument(fmt::format("unknown {} \"{}\" in the catalog ({}){}", singular(kind), reference,
-                                          roots.empty() ? "no catalog roots given" : "searched " + roots,
-                                          did_you_mean(reference, views)));
+  throw std::invalid_argument(fmt::format(
+      "unknown {} \"{}\" in the catalog ({}){}", singular(kind), reference,
+      roots.empty() ? "no catalog roots given" : "searched " + roots, did_you_mean(reference, views)));
 }
 
 const nlohmann::json& Catalog::load(const std::filesystem::path& file) {

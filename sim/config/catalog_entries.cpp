@@ -32,7 +32,8 @@ auto load_entry(Catalog& catalog, CatalogKind kind, std::string_view name_or_pat
 }  // namespace
 
 DeviceSpec load_device(Catalog& catalog, std::string_view name_or_path) {
-  return load_entry(catalog, CatalogKind::devices, name_or_path, [](ObjectReader& r) { return read_device(r); });
+  return load_entry(catalog, CatalogKind::devices, name_or_path,
+                    [](ObjectReader& r) { return read_device(r); });
 }
 
 NodeSpec load_node(Catalog& catalog, std::string_view name_or_path) {
@@ -40,11 +41,13 @@ NodeSpec load_node(Catalog& catalog, std::string_view name_or_path) {
 }
 
 ClusterSpec load_cluster(Catalog& catalog, std::string_view name_or_path) {
-  return load_entry(catalog, CatalogKind::clusters, name_or_path, [](ObjectReader& r) { return read_cluster(r); });
+  return load_entry(catalog, CatalogKind::clusters, name_or_path,
+                    [](ObjectReader& r) { return read_cluster(r); });
 }
 
 TransformerSpec load_model(Catalog& catalog, std::string_view name_or_path) {
-  return load_entry(catalog, CatalogKind::models, name_or_path, [](ObjectReader& r) { return read_model(r); });
+  return load_entry(catalog, CatalogKind::models, name_or_path,
+                    [](ObjectReader& r) { return read_model(r); });
 }
 
 }  // namespace clustersim::config

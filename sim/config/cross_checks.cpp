@@ -38,16 +38,18 @@ void Checker::derive_dp() {
   auto& p = s_.parallelism;
   const int devices = s_.cluster.devices();
   const long model_parallel = static_cast<long>(p.tp) * p.pp * p.cp;
-  if (!usable({"/cluster/nodes", "/cluster/node/devices_per_node", "/parallelism/tp", "/parallelism/pp", "/parallelism/cp", "/parallelism/dp"})) {
+  if (!usable({"/cluster/nodes", "/cluster/node/devices_per_node", "/parallelism/tp", "/parallelism/pp",
+               "/parallelism/cp", "/parallelism/dp"})) {
     if (p.dp == 0) p.dp = 1;
     return;
   }
   if (p.dp == 0) {
     if (devices % model_parallel != 0) {
-      error("/parallelism", fmt::format("dp cannot be derived: tp·pp·cp = {}·{}·{} = {} does not divide the {} "
-                                        "devices ({} nodes × {})",
-                                        p.tp, p.pp, p.cp, model_parallel, devices, s_.cluster.nodes,
-                                        s_.cluster.node.devices_per_node));
+      error("/parallelism",
+            fmt::format("dp cannot be derived: tp·pp·cp = {}·{}·{} = {} does not divide the {} "
+                        "devices ({} nodes × {})",
+                        p.tp, p.pp, p.cp, model_parallel, devices, s_.cluster.nodes,
+                        s_.cluster.node.devices_per_node));
       p.dp = 1;
       return;
     }
@@ -55,9 +57,10 @@ void Checker::derive_dp() {
     return;
   }
   if (model_parallel * p.dp != devices) {
-    error("/parallelism/dp", fmt::format("tp·pp·dp·cp = {}·{}·{}·{} = {} but the cluster has {} devices ({} nodes × {})",
-                                         p.tp, p.pp, p.dp, p.cp, model_parallel * p.dp, devices, s_.cluster.nodes,
-                                         s_.cluster.node.devices_per_node));
+    error("/parallelism/dp",
+          fmt::format("tp·pp·dp·cp = {}·{}·{}·{} = {} but the cluster has {} devices ({} nodes × {})", p.tp,
+                      p.pp, p.dp, p.cp, model_parallel * p.dp, devices, s_.cluster.nodes,
+                      s_.cluster.node.devices_per_node));
   }
 }
 
@@ -66,11 +69,13 @@ void Checker::check_tensor_split() {
   const int tp = s_.parallelism.tp;
   if (!usable({"/parallelism/tp", "/model/heads", "/model/kv_heads", "/model/ffn_hidden"}) || tp < 1) return;
   if (m.heads % tp != 0) {
-    error("/parallelism/tp", fmt::format("tp ({}) does not divide the number of attention heads ({})", tp, m.heads));
+    error("/parallelism/tp",
+          fmt::format("tp ({}) does not divide the number of attention heads ({})", tp, m.heads));
   }
   if (m.kv_heads % tp != 0 && tp % m.kv_heads != 0) {
-    error("/parallelism/tp", fmt::format("tp ({}) and kv_heads ({}) are incompatible: one must divide the other",
-                                         tp, m.kv_heads));
+    error(
+        "/parallelism/tp",
+        fmt::format("tp ({}) and kv_heads ({}) are incompatible: one must divide the other", tp, m.kv_heads));
   }
   if (m.ffn_hidden % tp != 0) {
     error("/parallelism/tp", fmt::format("tp ({}) does not divide ffn_hidden ({})", tp, m.ffn_hidden));
@@ -79,28 +84,33 @@ void Checker::check_tensor_split() {
 
 void Checker::check_pipeline() {
   const auto& p = s_.parallelism;
-  if (usable({"/parallelism/pp", "/parallelism/vp", "/model/layers"}) && s_.model.layers % (p.pp * p.vp) != 0) {
+  if (usable({"/parallelism/pp", "/parallelism/vp", "/model/layers"}) &&
+      s_.model.layers % (p.pp * p.vp) != 0) {
     error(p.vp > 1 ? "/parallelism/vp" : "/parallelism/pp",
-          fmt::format("layers ({}) are not divisible by pp·vp = {}·{} = {}", s_.model.layers, p.pp, p.vp, p.pp * p.vp));
+          fmt::format("layers ({}) are not divisible by pp·vp = {}·{} = {}", s_.model.layers, p.pp, p.vp,
+                      p.pp * p.vp));
   }
   if (!usable({"/parallelism/schedule", "/parallelism/vp"})) return;
   const bool interleaved = p.schedule == ScheduleKind::interleaved_1f1b;
   if (p.vp > 1 && !interleaved) {
-    error("/parallelism/vp", fmt::format("vp = {} needs schedule \"interleaved-1f1b\" (schedule is \"{}\")", p.vp,
-                                         name_of(schedule_names(), p.schedule)));
+    error("/parallelism/vp", fmt::format("vp = {} needs schedule \"interleaved-1f1b\" (schedule is \"{}\")",
+                                         p.vp, name_of(schedule_names(), p.schedule)));
   }
   if (interleaved && p.vp == 1) {
-    error("/parallelism/schedule", "schedule \"interleaved-1f1b\" needs vp > 1 model chunks per pipeline rank "
-                                   "(with vp = 1 use \"1f1b\")");
+    error("/parallelism/schedule",
+          "schedule \"interleaved-1f1b\" needs vp > 1 model chunks per pipeline rank "
+          "(with vp = 1 use \"1f1b\")");
   }
-  if (interleaved && p.pp > 1 && usable({"/training/micro_batch", "/training/global_batch", "/parallelism/dp"})) {
+  if (interleaved && p.pp > 1 &&
+      usable({"/training/micro_batch", "/training/global_batch", "/parallelism/dp"})) {
     const int mb = s_.training.micro_batch * p.dp;
     if (mb > 0 && s_.training.global_batch % mb == 0) {
       const int m = s_.training.global_batch / mb;
       if (m % p.pp != 0) {
-        error("/parallelism/vp", fmt::format("the interleaved schedule needs the number of micro-batches ({}) to be a "
-                                             "multiple of pp ({})",
-                                             m, p.pp));
+        error("/parallelism/vp",
+              fmt::format("the interleaved schedule needs the number of micro-batches ({}) to be a "
+                          "multiple of pp ({})",
+                          m, p.pp));
       }
     }
   }
@@ -111,25 +121,29 @@ void Checker::check_batch() {
   if (!usable({"/training/micro_batch", "/training/global_batch", "/parallelism/dp", "/parallelism"})) return;
   const long per_step = static_cast<long>(t.micro_batch) * s_.parallelism.dp;
   if (per_step > 0 && t.global_batch % per_step != 0) {
-    error("/training/global_batch", fmt::format("global_batch ({}) is not a multiple of micro_batch·dp = {}·{} = {}",
-                                                t.global_batch, t.micro_batch, s_.parallelism.dp, per_step));
+    error("/training/global_batch",
+          fmt::format("global_batch ({}) is not a multiple of micro_batch·dp = {}·{} = {}", t.global_batch,
+                      t.micro_batch, s_.parallelism.dp, per_step));
   }
 }
 
 void Checker::check_misc() {
   const auto& p = s_.parallelism;
   if (p.sequence_parallel && p.tp == 1 && usable({"/parallelism/tp"})) {
-    error("/parallelism/sequence_parallel", "sequence_parallel needs tp > 1 (it splits the tensor-parallel region's "
-                                            "sequence dimension over the tp ranks)");
+    error("/parallelism/sequence_parallel",
+          "sequence_parallel needs tp > 1 (it splits the tensor-parallel region's "
+          "sequence dimension over the tp ranks)");
   }
   if (usable({"/parallelism/cp", "/training/seq_len", "/model/seq_len"}) && s_.training.seq_len % p.cp != 0) {
-    error("/parallelism/cp", fmt::format("cp ({}) does not divide the sequence length ({})", p.cp, s_.training.seq_len));
+    error("/parallelism/cp",
+          fmt::format("cp ({}) does not divide the sequence length ({})", p.cp, s_.training.seq_len));
   }
   const auto& device = s_.cluster.node.device;
   if (usable({"/training/precision", "/cluster/node/device/peak"}) && !device.peak.empty() &&
       !device.peak.contains(s_.training.precision)) {
     std::string have;
-    for (const auto& [precision, rate] : device.peak) have += (have.empty() ? "" : ", ") + std::string(to_string(precision));
+    for (const auto& [precision, rate] : device.peak)
+      have += (have.empty() ? "" : ", ") + std::string(to_string(precision));
     error("/training/precision", fmt::format("device \"{}\" has no {} peak (it lists: {})", device.name,
                                              to_string(s_.training.precision), have));
   }

@@ -1,17 +1,18 @@
 // Derived defaults and cross-field checks of the built-in sections, run after every section was read.
 //
 // Derives: parallelism.dp = devices / (tp·pp·cp) when absent; training.seq_len = model.seq_len when absent.
-// Checks (each reported at the JSON pointer of the key a user would change):
-//   tp·pp·dp·cp == devices (nodes × devices_per_node)                      /parallelism/dp (or /parallelism)
-//   heads % tp == 0, ffn_hidden % tp == 0                                  /parallelism/tp
-//   kv_heads % tp == 0 or tp % kv_heads == 0 (GQA groups split or replicated)  /parallelism/tp
-//   layers % (pp·vp) == 0                                                  /parallelism/pp or /parallelism/vp
-//   global_batch % (micro_batch·dp) == 0                                   /training/global_batch
-//   vp > 1 needs schedule interleaved-1f1b and microbatches % pp == 0 (Megatron-LM's interleaved
-//   schedule, Narayanan et al. 2021 S2.2); interleaved-1f1b needs vp > 1  /parallelism/vp, /parallelism/schedule
-//   sequence_parallel needs tp > 1 (Korthikanti et al. 2022 S4.2.2)        /parallelism/sequence_parallel
-//   seq_len % cp == 0                                                      /parallelism/cp
-//   the device has a peak for training.precision                           /training/precision
+// Checks, each reported at the JSON pointer of the key a user would change:
+//   - tp·pp·dp·cp == devices (nodes × devices_per_node): /parallelism/dp, or /parallelism when dp is derived;
+//   - heads % tp == 0 and ffn_hidden % tp == 0: /parallelism/tp;
+//   - kv_heads % tp == 0 or tp % kv_heads == 0 (GQA groups split or replicated): /parallelism/tp;
+//   - layers % (pp·vp) == 0: /parallelism/pp, or /parallelism/vp when vp > 1;
+//   - global_batch % (micro_batch·dp) == 0: /training/global_batch;
+//   - vp > 1 needs schedule interleaved-1f1b, whose micro-batch count must be a multiple of pp
+//     (Megatron-LM's interleaved schedule, Narayanan et al. 2021 S2.2): /parallelism/vp;
+//   - interleaved-1f1b needs vp > 1: /parallelism/schedule;
+//   - sequence_parallel needs tp > 1 (Korthikanti et al. 2022 S4.2.2): /parallelism/sequence_parallel;
+//   - seq_len % cp == 0: /parallelism/cp;
+//   - the device has a peak for training.precision: /training/precision.
 // A check is skipped when one of its inputs already failed on its own (ReadContext::failed).
 #pragma once
 

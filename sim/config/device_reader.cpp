@@ -38,7 +38,8 @@ void read_peaks(ObjectReader& r, DeviceSpec& d) {
     if (auto v = peak.get_quantity(name, Dimension::flops_rate)) d.peak[precision] = FlopsPerSecond(*v);
   }
   if (peak.valid() && !any_given) {
-    peak.error_here("no peak given: expected at least one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"fp8\"");
+    peak.error_here(
+        "no peak given: expected at least one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"fp8\"");
   }
   peak.finish();
 }
@@ -49,10 +50,12 @@ DeviceEfficiency read_efficiency(ObjectReader& r) {
   if (!eff) return e;
   e.gemm_max_efficiency = eff->number("gemm_max", e.gemm_max_efficiency, kFraction);
   e.gemm_half_flops = eff->quantity<Flops>("gemm_half_flops", Dimension::flops, Flops(e.gemm_half_flops),
-                                          QuantityRule::non_negative).value();
+                                           QuantityRule::non_negative)
+                          .value();
   e.attention_efficiency = eff->number("attention", e.attention_efficiency, kFraction);
   e.memory_efficiency = eff->number("memory", e.memory_efficiency, kFraction);
-  e.kernel_overhead = eff->quantity("kernel_overhead", Dimension::time, e.kernel_overhead, QuantityRule::non_negative);
+  e.kernel_overhead =
+      eff->quantity("kernel_overhead", Dimension::time, e.kernel_overhead, QuantityRule::non_negative);
   eff->finish();
   return e;
 }

@@ -38,12 +38,14 @@ std::span<const EnumName<Recompute>> recompute_names() {
 }
 
 std::span<const EnumName<Optimizer>> optimizer_names() {
-  static constexpr std::array<EnumName<Optimizer>, 2> kNames{{{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}}};
+  static constexpr std::array<EnumName<Optimizer>, 2> kNames{
+      {{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}}};
   return kNames;
 }
 
 std::span<const EnumName<MlpKind>> mlp_names() {
-  static constexpr std::array<EnumName<MlpKind>, 2> kNames{{{"gelu", MlpKind::gelu}, {"swiglu", MlpKind::swiglu}}};
+  static constexpr std::array<EnumName<MlpKind>, 2> kNames{
+      {{"gelu", MlpKind::gelu}, {"swiglu", MlpKind::swiglu}}};
   return kNames;
 }
 

@@ -29,7 +29,7 @@ ResolvedDocument ExperimentLoader::resolve(nlohmann::json document, std::string 
 }
 
 Scenario ExperimentLoader::build(const ResolvedDocument& doc, std::span<const Override> overrides) {
-  if (overrides.empty()) return read_experiment(doc, sections_);
+  if (overrides.empty()) return read_experiment(doc, sections_, &catalog_);
   ResolvedDocument copy = doc;
   return build_in_place(copy, overrides);
 }
@@ -38,7 +38,7 @@ Scenario ExperimentLoader::build_in_place(ResolvedDocument& doc, std::span<const
   const std::size_t known_problems = doc.problems.size();
   apply_overrides(doc, overrides, catalog_);
   try {
-    Scenario s = read_experiment(doc, sections_);
+    Scenario s = read_experiment(doc, sections_, &catalog_);
     doc.problems.resize(known_problems);
     return s;
   } catch (...) {
@@ -47,7 +47,8 @@ Scenario ExperimentLoader::build_in_place(ResolvedDocument& doc, std::span<const
   }
 }
 
-Scenario load_scenario(const CatalogPaths& paths, std::string_view file_or_name, std::span<const Override> overrides) {
+Scenario load_scenario(const CatalogPaths& paths, std::string_view file_or_name,
+                       std::span<const Override> overrides) {
   ExperimentLoader loader(paths);
   return loader.build(loader.load(file_or_name), overrides);
 }

@@ -29,7 +29,8 @@ namespace clustersim::config {
 
 class ExperimentLoader {
  public:
-  explicit ExperimentLoader(CatalogPaths paths, const SectionRegistry& sections = SectionRegistry::standard());
+  explicit ExperimentLoader(CatalogPaths paths,
+                            const SectionRegistry& sections = SectionRegistry::standard());
 
   /// Reads an experiment file, or the experiments-catalog entry when `file_or_name` is a name.
   ResolvedDocument load(std::string_view file_or_name);

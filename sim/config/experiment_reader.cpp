@@ -12,11 +12,12 @@ namespace {
 
 void read_header(ObjectReader& top, Scenario& s) {
   if (const auto* v = top.find("schema_version"); v == nullptr) {
-    top.error("schema_version", fmt::format("missing required key (this clustersim reads schema_version {})",
-                                            kSchemaVersion));
-  } else if (auto version = top.get_integer("schema_version", {.min = 0}); version && *version != kSchemaVersion) {
-    top.error("schema_version", fmt::format("unsupported schema_version {} (this clustersim reads {})", *version,
-                                            kSchemaVersion));
+    top.error("schema_version",
+              fmt::format("missing required key (this clustersim reads schema_version {})", kSchemaVersion));
+  } else if (auto version = top.get_integer("schema_version", {.min = 0});
+             version && *version != kSchemaVersion) {
+    top.error("schema_version", fmt::format("unsupported schema_version {} (this clustersim reads {})",
+                                            *version, kSchemaVersion));
   }
   const auto& root = top.context().origin().root_file();
   const bool from_file = root.ends_with(".json");
@@ -28,9 +29,9 @@ void read_header(ObjectReader& top, Scenario& s) {
 
 }  // namespace
 
-Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sections) {
+Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sections, Catalog* catalog) {
   Diagnostics diagnostics;
-  ReadContext ctx(doc.origin, diagnostics);
+  ReadContext ctx(doc.origin, diagnostics, catalog);
   for (const auto& p : doc.problems) ctx.record(p.diagnostic, p.at);
 
   Scenario s;

@@ -5,6 +5,7 @@
 // overriding, per-field ones and cross-field ones — are collected and thrown as one ConfigError.
 #pragma once
 
+#include "sim/config/catalog.hpp"
 #include "sim/config/resolved_document.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/config/section_registry.hpp"
@@ -13,7 +14,9 @@ namespace clustersim::config {
 
 inline constexpr int kSchemaVersion = 1;
 
-/// Throws ConfigError with every diagnostic when the document is not a valid experiment.
-Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sections);
+/// Throws ConfigError with every diagnostic when the document is not a valid experiment. `catalog`, when
+/// given, is offered to section readers through ReadContext::catalog() (cached file access).
+Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sections,
+                         Catalog* catalog = nullptr);
 
 }  // namespace clustersim::config

@@ -48,8 +48,8 @@ class DuplicateKeyFinder {
 
  private:
   struct Open {
-    std::string name;                            // key of this container in its parent ("" at the root)
-    std::optional<std::set<std::string>> keys;   // nullopt for arrays
+    std::string name;                           // key of this container in its parent ("" at the root)
+    std::optional<std::set<std::string>> keys;  // nullopt for arrays
   };
   std::string pending_key() {
     std::string k = std::move(key_);
@@ -75,15 +75,16 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& file) {
                                              /*allow_exceptions=*/true, /*ignore_comments=*/false);
     if (!finder.duplicates().empty()) {
       std::vector<Diagnostic> ds;
-      for (const auto& p : finder.duplicates()) ds.push_back({file, p, "duplicate key (only one value is allowed)"});
+      for (const auto& p : finder.duplicates())
+        ds.push_back({file, p, "duplicate key (only one value is allowed)"});
       throw ConfigError(std::move(ds));
     }
     return j;
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann's message already carries "at line L, column C"; drop its "[json.exception...]" tag.
     std::string message = e.what();
-    if (const auto tag_end = message.find("] "); message.starts_with("[json.exception") &&
-                                                  tag_end != std::string::npos) {
+    if (const auto tag_end = message.find("] ");
+        message.starts_with("[json.exception") && tag_end != std::string::npos) {
       message.erase(0, tag_end + 2);
     }
     throw ConfigError(file, "", message);

@@ -23,7 +23,8 @@ TransformerSpec read_model(ObjectReader& r) {
   } else if (m.mlp == MlpKind::gelu) {
     m.ffn_hidden = 4 * m.hidden;  // GPT convention (Radford et al. 2019; Narayanan et al. 2021 Eq. 2)
   } else if (r.valid()) {
-    r.error("ffn_hidden", "missing required key (no default for mlp \"swiglu\"; Llama uses about 8h/3 rounded)");
+    r.error("ffn_hidden",
+            "missing required key (no default for mlp \"swiglu\"; Llama uses about 8h/3 rounded)");
   }
   m.norm = r.enumeration("norm", norm_names(), NormKind::layernorm);
   m.position = r.enumeration("position", position_names(), PositionKind::learned);
@@ -34,8 +35,8 @@ TransformerSpec read_model(ObjectReader& r) {
     r.error("heads", fmt::format("heads ({}) must divide hidden ({})", m.heads, m.hidden));
   }
   if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
-    r.error("kv_heads", fmt::format("kv_heads ({}) must divide heads ({}) (grouped-query attention)", m.kv_heads,
-                                    m.heads));
+    r.error("kv_heads", fmt::format("kv_heads ({}) must divide heads ({}) (grouped-query attention)",
+                                    m.kv_heads, m.heads));
   }
   return m;
 }

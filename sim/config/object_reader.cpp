@@ -33,7 +33,9 @@ const nlohmann::json* ObjectReader::find(std::string_view key) {
   return it == object_->end() ? nullptr : &*it;
 }
 
-bool ObjectReader::has(std::string_view key) { return find(key) != nullptr; }
+bool ObjectReader::has(std::string_view key) {
+  return find(key) != nullptr;
+}
 
 bool ObjectReader::present_or_missing(std::string_view key) {
   if (has(key)) return true;
@@ -49,7 +51,9 @@ void ObjectReader::error(std::string_view key, std::string message) {
   ctx_->error(pointer_of(key), std::move(message));
 }
 
-void ObjectReader::error_here(std::string message) { ctx_->error(pointer_, std::move(message)); }
+void ObjectReader::error_here(std::string message) {
+  ctx_->error(pointer_, std::move(message));
+}
 
 std::optional<std::int64_t> ObjectReader::get_integer(std::string_view key, IntRange range) {
   const auto* v = find(key);
@@ -123,7 +127,9 @@ std::optional<bool> ObjectReader::get_boolean(std::string_view key) {
   return v->get<bool>();
 }
 
-bool ObjectReader::boolean(std::string_view key, bool fallback) { return get_boolean(key).value_or(fallback); }
+bool ObjectReader::boolean(std::string_view key, bool fallback) {
+  return get_boolean(key).value_or(fallback);
+}
 
 std::optional<std::string> ObjectReader::get_string(std::string_view key) {
   const auto* v = find(key);
@@ -162,13 +168,15 @@ std::optional<std::size_t> ObjectReader::get_choice(std::string_view key,
   return std::nullopt;
 }
 
-std::optional<double> ObjectReader::get_quantity(std::string_view key, Dimension dimension, QuantityRule rule) {
+std::optional<double> ObjectReader::get_quantity(std::string_view key, Dimension dimension,
+                                                 QuantityRule rule) {
   const auto* v = find(key);
   if (v == nullptr) return std::nullopt;
   if (v->is_number() && dimension == Dimension::count) {
     const double n = v->get<double>();
     if (rule == QuantityRule::any || n > 0.0 || (rule == QuantityRule::non_negative && n == 0.0)) return n;
-    error(key, fmt::format("{} must be {}", v->dump(), rule == QuantityRule::positive ? "positive" : "non-negative"));
+    error(key, fmt::format("{} must be {}", v->dump(),
+                           rule == QuantityRule::positive ? "positive" : "non-negative"));
     return std::nullopt;
   }
   if (v->is_number()) {

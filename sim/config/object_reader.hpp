@@ -110,7 +110,8 @@ class ObjectReader {
   std::optional<double> get_quantity(std::string_view key, Dimension dimension,
                                      QuantityRule rule = QuantityRule::positive);
   template <class Q>
-  Q quantity(std::string_view key, Dimension dimension, Q fallback, QuantityRule rule = QuantityRule::positive) {
+  Q quantity(std::string_view key, Dimension dimension, Q fallback,
+             QuantityRule rule = QuantityRule::positive) {
     if (auto v = get_quantity(key, dimension, rule)) return Q(*v);
     return fallback;
   }

@@ -57,8 +57,9 @@ std::optional<std::string> set_value(ResolvedDocument& doc, const Override& o, n
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string& t = tokens[i];
     if (!node->is_object()) {
-      problem(doc, o.pointer, fmt::format("cannot set {}: {} is {}, not an object", o.pointer,
-                                          at.empty() ? "the document" : at, node->type_name()));
+      problem(doc, o.pointer,
+              fmt::format("cannot set {}: {} is {}, not an object", o.pointer,
+                          at.empty() ? "the document" : at, node->type_name()));
       return std::nullopt;
     }
     at = child_pointer(at, t);
@@ -82,9 +83,10 @@ Override parse_override(std::string_view text) {
   }
   Override o{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
   if (!o.pointer.starts_with('/')) {
-    throw ConfigError(std::string(kSetLabel), o.pointer,
-                      fmt::format("\"{}\" is not a JSON pointer: it must start with '/' (e.g. /parallelism/tp)",
-                                  o.pointer));
+    throw ConfigError(
+        std::string(kSetLabel), o.pointer,
+        fmt::format("\"{}\" is not a JSON pointer: it must start with '/' (e.g. /parallelism/tp)",
+                    o.pointer));
   }
   return o;
 }

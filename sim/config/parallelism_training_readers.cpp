@@ -16,9 +16,10 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   p.cp = r.integer("cp", 1, positive);
   p.ep = r.integer("ep", 1, positive);
   if (p.ep != 1) {
-    r.error("ep", fmt::format("ep is {}, but expert parallelism needs a mixture-of-experts model; MoE is future "
-                              "work, so ep must be 1",
-                              p.ep));
+    r.error("ep",
+            fmt::format("ep is {}, but expert parallelism needs a mixture-of-experts model; MoE is future "
+                        "work, so ep must be 1",
+                        p.ep));
     p.ep = 1;
   }
   p.vp = r.integer("vp", 1, positive);

@@ -10,9 +10,14 @@
 
 namespace clustersim::config {
 
+class Catalog;
+
 class ReadContext {
  public:
-  ReadContext(const Provenance& origin, Diagnostics& diagnostics) : origin_(origin), diagnostics_(diagnostics) {}
+  /// `catalog` (may be null) gives section readers cached access to catalog files: a reader that needs
+  /// data files should load them through it, so that sweeps do not re-read files for every point.
+  ReadContext(const Provenance& origin, Diagnostics& diagnostics, Catalog* catalog = nullptr)
+      : origin_(origin), diagnostics_(diagnostics), catalog_(catalog) {}
 
   /// Records a problem with the value at `resolved_pointer`, reported against the file it came from.
   void error(std::string_view resolved_pointer, std::string message);
@@ -26,10 +31,13 @@ class ReadContext {
 
   [[nodiscard]] const Provenance& origin() const { return origin_; }
   [[nodiscard]] Diagnostics& diagnostics() { return diagnostics_; }
+  /// The loader's catalog (parsed files are cached), or nullptr when reading without one.
+  [[nodiscard]] Catalog* catalog() const { return catalog_; }
 
  private:
   const Provenance& origin_;
   Diagnostics& diagnostics_;
+  Catalog* catalog_;
   std::vector<std::string> failed_;  // resolved pointers with a recorded problem
 };
 

@@ -54,7 +54,9 @@ void ReferenceResolver::resolve_slot(ResolvedDocument& doc, nlohmann::json& valu
   }
 }
 
-void ReferenceResolver::resolve_experiment(ResolvedDocument& doc) { resolve_at(doc, ""); }
+void ReferenceResolver::resolve_experiment(ResolvedDocument& doc) {
+  resolve_at(doc, "");
+}
 
 void ReferenceResolver::resolve_entry(ResolvedDocument& doc, CatalogKind kind) {
   resolve_slot(doc, doc.document, "", kind);

@@ -29,7 +29,8 @@ class ReferenceResolver {
   void resolve_at(ResolvedDocument& doc, const std::string& pointer);
 
  private:
-  void resolve_slot(ResolvedDocument& doc, nlohmann::json& value, const std::string& pointer, CatalogKind kind);
+  void resolve_slot(ResolvedDocument& doc, nlohmann::json& value, const std::string& pointer,
+                    CatalogKind kind);
   Catalog& catalog_;
 };
 

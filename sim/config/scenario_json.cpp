@@ -13,7 +13,9 @@ namespace {
 
 constexpr int kDigits = 6;
 
-std::string text(double si, Dimension d) { return format_quantity(si, d, kDigits); }
+std::string text(double si, Dimension d) {
+  return format_quantity(si, d, kDigits);
+}
 
 std::string bytes_text(Bytes b) {
   constexpr double kGiB = 1073741824.0;
@@ -40,15 +42,18 @@ nlohmann::json device_to_json(const DeviceSpec& d) {
           {"display_name", d.display_name},
           {"kind", d.kind},
           {"peak", peak},
-          {"memory", {{"capacity", bytes_text(d.memory_capacity)},
-                      {"bandwidth", text(d.memory_bandwidth.value(), Dimension::bandwidth)}}},
-          {"power", {{"tdp", text(d.tdp.value(), Dimension::power)},
-                     {"idle", text(d.idle_power.value(), Dimension::power)}}},
-          {"efficiency", {{"gemm_max", e.gemm_max_efficiency},
-                          {"gemm_half_flops", text(e.gemm_half_flops, Dimension::flops)},
-                          {"attention", e.attention_efficiency},
-                          {"memory", e.memory_efficiency},
-                          {"kernel_overhead", text(e.kernel_overhead.value(), Dimension::time)}}}};
+          {"memory",
+           {{"capacity", bytes_text(d.memory_capacity)},
+            {"bandwidth", text(d.memory_bandwidth.value(), Dimension::bandwidth)}}},
+          {"power",
+           {{"tdp", text(d.tdp.value(), Dimension::power)},
+            {"idle", text(d.idle_power.value(), Dimension::power)}}},
+          {"efficiency",
+           {{"gemm_max", e.gemm_max_efficiency},
+            {"gemm_half_flops", text(e.gemm_half_flops, Dimension::flops)},
+            {"attention", e.attention_efficiency},
+            {"memory", e.memory_efficiency},
+            {"kernel_overhead", text(e.kernel_overhead.value(), Dimension::time)}}}};
 }
 
 nlohmann::json node_to_json(const NodeSpec& n) {
@@ -100,26 +105,28 @@ nlohmann::json scenario_to_json(const Scenario& s) {
           {"engine", s.engine},
           {"cluster", cluster_to_json(s.cluster)},
           {"model", model_to_json(s.model)},
-          {"parallelism", {{"tp", p.tp},
-                           {"pp", p.pp},
-                           {"dp", p.dp},
-                           {"cp", p.cp},
-                           {"ep", p.ep},
-                           {"vp", p.vp},
-                           {"sequence_parallel", p.sequence_parallel},
-                           {"zero_stage", p.zero_stage},
-                           {"schedule", name_of(schedule_names(), p.schedule)},
-                           {"tp_comm_overlap", p.tp_comm_overlap}}},
-          {"training", {{"micro_batch", t.micro_batch},
-                        {"global_batch", t.global_batch},
-                        {"seq_len", t.seq_len},
-                        {"precision", name_of(precision_names(), t.precision)},
-                        {"gradient_precision", name_of(precision_names(), t.gradient_precision)},
-                        {"master_weights", t.master_weights_fp32 ? "fp32" : "none"},
-                        {"recompute", name_of(recompute_names(), t.recompute)},
-                        {"optimizer", name_of(optimizer_names(), t.optimizer)},
-                        {"overlap_grad_reduce", t.overlap_grad_reduce},
-                        {"flash_attention", t.flash_attention}}}};
+          {"parallelism",
+           {{"tp", p.tp},
+            {"pp", p.pp},
+            {"dp", p.dp},
+            {"cp", p.cp},
+            {"ep", p.ep},
+            {"vp", p.vp},
+            {"sequence_parallel", p.sequence_parallel},
+            {"zero_stage", p.zero_stage},
+            {"schedule", name_of(schedule_names(), p.schedule)},
+            {"tp_comm_overlap", p.tp_comm_overlap}}},
+          {"training",
+           {{"micro_batch", t.micro_batch},
+            {"global_batch", t.global_batch},
+            {"seq_len", t.seq_len},
+            {"precision", name_of(precision_names(), t.precision)},
+            {"gradient_precision", name_of(precision_names(), t.gradient_precision)},
+            {"master_weights", t.master_weights_fp32 ? "fp32" : "none"},
+            {"recompute", name_of(recompute_names(), t.recompute)},
+            {"optimizer", name_of(optimizer_names(), t.optimizer)},
+            {"overlap_grad_reduce", t.overlap_grad_reduce},
+            {"flash_attention", t.flash_attention}}}};
 }
 
 }  // namespace clustersim::config

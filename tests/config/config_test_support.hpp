@@ -14,15 +14,20 @@
 
 namespace clustersim::config::testing {
 
-inline std::filesystem::path repo_root() { return CLUSTERSIM_SOURCE_DIR; }
-inline CatalogPaths bundled_catalog() { return {{repo_root() / "configs"}}; }
+inline std::filesystem::path repo_root() {
+  return CLUSTERSIM_SOURCE_DIR;
+}
+inline CatalogPaths bundled_catalog() {
+  return {{repo_root() / "configs"}};
+}
 
 /// A fresh directory under the system temp dir, removed on destruction.
 class TempDir {
  public:
   TempDir() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("clustersim-config-" + std::to_string(rd()) + std::to_string(rd()));
+    path_ = std::filesystem::temp_directory_path() /
+            ("clustersim-config-" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {

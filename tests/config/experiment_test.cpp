@@ -53,7 +53,8 @@ TEST_CASE("absent keys take their documented defaults and dp is derived", "[conf
   CHECK(s.training.overlap_grad_reduce);
   CHECK(s.cluster.network.topology == "fat-tree");
   CHECK(s.cluster.node.device.idle_power.value() == 0.0);
-  CHECK(s.cluster.node.device.efficiency.gemm_max_efficiency == Approx(DeviceEfficiency{}.gemm_max_efficiency));
+  CHECK(s.cluster.node.device.efficiency.gemm_max_efficiency ==
+        Approx(DeviceEfficiency{}.gemm_max_efficiency));
   CHECK(s.name == "small");
   CHECK(s.source_file.empty());
 }
@@ -92,8 +93,11 @@ TEST_CASE("diagnostics of an in-memory document carry its label", "[config]") {
 TEST_CASE("an additional top-level section is registered, not hard-coded", "[config]") {
   SectionRegistry sections = SectionRegistry::standard();
   double budget = 0.0;
-  sections.add({"test_budget", false,
-                [&](ObjectReader& r, Scenario&) { budget = r.quantity("budget", Dimension::energy, Joules(0)).value(); },
+  sections.add({"test_budget",
+                false,
+                [&](ObjectReader& r, Scenario&) {
+                  budget = r.quantity("budget", Dimension::energy, Joules(0)).value();
+                },
                 {}});
   auto doc = small_experiment();
   doc["test_budget"] = {{"budget", "2 MWh"}};

@@ -30,13 +30,15 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
 
   SECTION("syntax error: line and column") {
     TempDir dir;
-    ds = diagnostics_of(dir.write("exp.json", std::string("{\n  \"schema_version\": 1\n  \"name\": \"x\"\n}\n")));
+    ds = diagnostics_of(
+        dir.write("exp.json", std::string("{\n  \"schema_version\": 1\n  \"name\": \"x\"\n}\n")));
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "", "line 3"));
   }
   SECTION("duplicate key") {
     TempDir dir;
-    ds = diagnostics_of(dir.write("exp.json", std::string(R"({"schema_version": 1, "parallelism": {"tp": 2, "tp": 4}})")));
+    ds = diagnostics_of(
+        dir.write("exp.json", std::string(R"({"schema_version": 1, "parallelism": {"tp": 2, "tp": 4}})")));
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", "duplicate key"));
   }
@@ -82,7 +84,8 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     device["memory"]["capacity"] = 80;
     ds = check(doc);
     INFO(dump(ds));
-    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/memory/capacity", "bare number 80 needs a unit"));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/memory/capacity",
+                         "bare number 80 needs a unit"));
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/memory/capacity", "GiB"));
   }
   SECTION("a unit of the wrong dimension") {
@@ -146,7 +149,8 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     doc["parallelism"] = {{"tp", 8}, {"pp", 2}, {"dp", 1}};
     ds = check(doc);
     INFO(dump(ds));
-    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", "does not divide the number of attention heads (20)"));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp",
+                         "does not divide the number of attention heads (20)"));
   }
   SECTION("kv_heads incompatible with tp") {
     doc["model"]["heads"] = 12;
@@ -218,7 +222,8 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     doc["training"]["global_batch"] = 12;
     ds = check(doc);
     INFO(dump(ds));
-    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vp", "number of micro-batches (3) to be a multiple of pp (2)"));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vp",
+                         "number of micro-batches (3) to be a multiple of pp (2)"));
   }
   SECTION("sequence parallelism needs tp > 1") {
     doc["parallelism"] = {{"tp", 1}, {"pp", 2}, {"dp", 8}, {"sequence_parallel", true}};
@@ -368,7 +373,8 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
   SECTION("--set value is checked like a file value, and reported against <--set>") {
     ds = check(doc, {{"/cluster/node/device/memory/capacity", "80"}});
     INFO(dump(ds));
-    CHECK(has_diagnostic(ds, "<--set>", "/cluster/node/device/memory/capacity", "bare number 80 needs a unit"));
+    CHECK(
+        has_diagnostic(ds, "<--set>", "/cluster/node/device/memory/capacity", "bare number 80 needs a unit"));
   }
   SECTION("--set naming an unknown catalog entry") {
     ds = check(doc, {{"/cluster/node/device", "h100"}});

@@ -40,7 +40,8 @@ TEST_CASE("overrides reach into catalog entries of the resolved document", "[con
 TEST_CASE("an override can name another catalog entry", "[config][override]") {
   ExperimentLoader loader(bundled_catalog());
   const auto doc = loader.load("gpt3-175b-a100-1024");
-  const Scenario s = loader.build(doc, std::vector<Override>{{"/cluster/node", "dgx-h100"}, {"/model", "mcore-gpt-177b"}});
+  const Scenario s =
+      loader.build(doc, std::vector<Override>{{"/cluster/node", "dgx-h100"}, {"/model", "mcore-gpt-177b"}});
   CHECK(s.cluster.node.name == "dgx-h100");
   CHECK(s.cluster.node.device.name == "h100-sxm5-80gb");
   CHECK(s.model.vocab == 131072);
@@ -50,9 +51,9 @@ TEST_CASE("an override can name another catalog entry", "[config][override]") {
 TEST_CASE("an override value that parses as JSON is JSON, else a string", "[config][override]") {
   ExperimentLoader loader(bundled_catalog());
   const auto doc = loader.resolve(small_experiment());
-  const Scenario s = loader.build(doc, std::vector<Override>{
-                                           {"/cluster/network", R"({"topology": "single-node"})"},
-                                           {"/name", "renamed run"}});
+  const Scenario s =
+      loader.build(doc, std::vector<Override>{{"/cluster/network", R"({"topology": "single-node"})"},
+                                              {"/name", "renamed run"}});
   CHECK(s.cluster.network.topology == "single-node");
   CHECK(s.name == "renamed run");
 }
@@ -60,7 +61,8 @@ TEST_CASE("an override value that parses as JSON is JSON, else a string", "[conf
 TEST_CASE("optional keys absent from the file can be set", "[config][override]") {
   ExperimentLoader loader(bundled_catalog());
   const auto doc = loader.resolve(small_experiment());
-  const Scenario s = loader.build(doc, std::vector<Override>{{"/training/seq_len", "1024"}, {"/model/kv_heads", "4"}});
+  const Scenario s =
+      loader.build(doc, std::vector<Override>{{"/training/seq_len", "1024"}, {"/model/kv_heads", "4"}});
   CHECK(s.training.seq_len == 1024);
   CHECK(s.model.kv_heads == 4);
 }
