@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "models/compression.hpp"
 #include "models/device.hpp"
 #include "models/energy/energy_spec.hpp"
 #include "models/precision.hpp"
@@ -75,6 +76,7 @@ struct TrainingSpec {
   bool flash_attention = true;                  // fused attention (no s^2 activations in HBM)
 
   [[nodiscard]] int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
+  GradientCompression compression;              // DP gradient compression (`compression` section, issue 3)
 };
 
 struct Scenario {

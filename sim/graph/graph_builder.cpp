@@ -4,6 +4,7 @@
 #include "models/memory_model.hpp"
 #include "models/roofline.hpp"
 #include "schedules/pipeline_deps.hpp"
+#include "sim/collectives/compressed_sync.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/graph/step_graph.hpp"
 
@@ -49,6 +50,19 @@ double chunk_parameters(const Scenario& s, const ChunkRole& role) {
   if (role.has_embedding) p += pc.embedding;
   if (role.has_head) p += pc.head;
   return p / s.parallelism.tp;
+}
+
+// Gradient of one chunk for compression: its parameters, and for PowerSGD its weight matrices.
+GradientPayload chunk_payload(const Scenario& s, const ChunkRole& role, double params, int dp) {
+  GradientPayload p;
+  p.elements = params;
+  p.base_bytes_per_element = bytes_per_element(s.training.gradient_precision);
+  p.dp = dp;
+  if (s.training.compression.scheme == CompressionScheme::power_sgd) {
+    p.matrices = transformer_gradient_matrices(s.model, s.parallelism.tp);
+    for (GradientMatrix& m : p.matrices) m.count = role.layers;
+  }
+  return p;
 }
 
 // Optimizer HBM traffic per parameter: Adam reads grad (fp32), master, m, v and writes master, m, v and
@@ -132,12 +146,20 @@ StepGraph build_step_graph(const Scenario& s) {
     const auto& ops = schedule[static_cast<std::size_t>(st)];
     double stage_params = 0.0;
     int last_dp = -1;
+    Seconds codec(0);  // gradient compression encode/decode of this stage
     for (int c = v - 1; c >= 0; --c) {
       const ChunkRole& role = roles[static_cast<std::size_t>(st * v + c)];
       const double params = chunk_parameters(s, role);
       stage_params += params;
       Seconds t(0);
-      if (dpg > 1 && par.zero_stage < 3) {
+      if (dpg > 1 && par.zero_stage == 0 && tr.compression.scheme != CompressionScheme::none) {
+        // Compressed sync (issue 3): the compressed collectives on the DP channel; encode/decode runs on
+        // the device's compute stream, charged before the optimizer below.
+        const CompressedSyncCost cs = compressed_sync_cost(tr.compression, chunk_payload(s, role, params, dpg),
+                                                           dp_group, fabric, s.cluster.node.device);
+        t = cs.comm;
+        codec += cs.codec;
+      } else if (dpg > 1 && par.zero_stage < 3) {
         const CollectiveOp op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
         t = collective_time(op, Bytes(params * grad_elem), dp_group, fabric);
       }
@@ -172,7 +194,7 @@ StepGraph build_step_graph(const Scenario& s) {
     }
     // Optimizer on this rank's shard, then (ZeRO-1/2) all-gather of the updated low-precision weights.
     const double shard = par.zero_stage >= 1 ? stage_params / dpg : stage_params;
-    Seconds opt = memory_pass_time(s.cluster.node.device, Bytes(shard * optimizer_bytes_per_param(tr)));
+    Seconds opt = memory_pass_time(s.cluster.node.device, Bytes(shard * optimizer_bytes_per_param(tr))) + codec;
     if (par.zero_stage >= 1 && par.zero_stage < 3 && dpg > 1) {
       const Seconds gather = collective_time(CollectiveOp::all_gather, Bytes(stage_params * weight_elem), dp_group, fabric);
       // With overlap the gather runs under the next step's forward except its first bucket.

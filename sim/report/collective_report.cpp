@@ -1,0 +1,67 @@
+#include "sim/report/collective_report.hpp"
+
+#include <fmt/format.h>
+
+namespace clustersim {
+
+namespace {
+
+std::string_view type_name(Bytes element) {
+  const double e = element.value();
+  return e == 4.0 ? "float" : e == 2.0 ? "half" : e == 8.0 ? "double" : e == 1.0 ? "int8" : "bytes";
+}
+
+std::string_view ring_order_name(RingOrder o) { return o == RingOrder::topology_aware ? "topology-aware" : "rank-order"; }
+
+// Link kind of the bottleneck of the slowest phase, "" when nothing moved.
+std::string bottleneck(const CollectiveModel& m, const CollectiveEstimate& e) {
+  const PhaseEstimate* worst = nullptr;
+  for (const PhaseEstimate& p : e.phases) {
+    if (p.cost.bottleneck >= 0 && (!worst || p.cost.bandwidth > worst->cost.bandwidth)) worst = &p;
+  }
+  return worst ? std::string(to_string(m.graph().link(worst->cost.bottleneck).kind)) : std::string();
+}
+
+}  // namespace
+
+nlohmann::json collective_json(const CollectiveReportHeader& h, const CollectiveModel& m,
+                               const std::vector<CollectiveRow>& rows) {
+  nlohmann::json j;
+  j["cluster"] = h.cluster;
+  j["topology"] = h.topology;
+  j["op"] = std::string(to_string(h.spec.op));
+  j["ranks"] = h.spec.ranks;
+  j["type"] = std::string(type_name(h.spec.element));
+  j["ring_order"] = std::string(ring_order_name(h.spec.ring_order));
+  j["rows"] = nlohmann::json::array();
+  for (const CollectiveRow& r : rows) {
+    j["rows"].push_back({{"size_bytes", r.size.value()},
+                         {"count", r.count},
+                         {"type", std::string(type_name(h.spec.element))},
+                         {"time_us", r.estimate.time.value() * 1e6},
+                         {"algbw_gbps", r.estimate.algbw / 1e9},
+                         {"busbw_gbps", r.estimate.busbw / 1e9},
+                         {"algo", std::string(to_string(r.estimate.algorithm))},
+                         {"bottleneck_link", bottleneck(m, r.estimate)}});
+  }
+  return j;
+}
+
+std::string collective_text(const CollectiveReportHeader& h, const CollectiveModel& m,
+                            const std::vector<CollectiveRow>& rows) {
+  std::string out = fmt::format("# clustersim collective: {} over {} ranks of {} ({})\n", to_string(h.spec.op),
+                                h.spec.ranks, h.cluster, h.topology);
+  out += fmt::format("# algorithm {}, ring order {}; contention-free alpha-beta model, GB/s = 1e9 B/s\n",
+                     to_string(h.spec.algorithm), ring_order_name(h.spec.ring_order));
+  out += fmt::format("#{:>14} {:>13} {:>7} {:>12} {:>8} {:>8}  {:<16} {}\n", "size", "count", "type", "time",
+                     "algbw", "busbw", "algo", "bottleneck");
+  out += fmt::format("#{:>14} {:>13} {:>7} {:>12} {:>8} {:>8}\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)");
+  for (const CollectiveRow& r : rows) {
+    out += fmt::format(" {:>14.0f} {:>13} {:>7} {:>12.2f} {:>8.2f} {:>8.2f}  {:<16} {}\n", r.size.value(), r.count,
+                       type_name(h.spec.element), r.estimate.time.value() * 1e6, r.estimate.algbw / 1e9,
+                       r.estimate.busbw / 1e9, to_string(r.estimate.algorithm), bottleneck(m, r.estimate));
+  }
+  return out;
+}
+
+}  // namespace clustersim

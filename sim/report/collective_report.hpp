@@ -1,0 +1,29 @@
+// Rendering of a collective size sweep (`clustersim collective`): an nccl-tests-style table and JSON.
+//
+// JSON keys (a contract: add, never rename): cluster, op, ranks, type, ring_order, rows[] with
+// size_bytes, count, type, time_us (microseconds), algbw_gbps and busbw_gbps (GB/s = 1e9 bytes/s, as
+// nccl-tests prints them), algo (the algorithm used: auto's choice), bottleneck_link (link kind of the
+// slowest phase's bottleneck).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/collectives/collective_sweep.hpp"
+
+namespace clustersim {
+
+struct CollectiveReportHeader {
+  std::string cluster;
+  CollectiveSweepSpec spec;
+  std::string topology;  // TopologyGraph::description()
+};
+
+nlohmann::json collective_json(const CollectiveReportHeader& h, const CollectiveModel& m,
+                               const std::vector<CollectiveRow>& rows);
+std::string collective_text(const CollectiveReportHeader& h, const CollectiveModel& m,
+                            const std::vector<CollectiveRow>& rows);
+
+}  // namespace clustersim

@@ -1,0 +1,76 @@
+// `clustersim collective`: an nccl-tests-style size sweep of one collective on a catalog cluster.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "paths.hpp"
+#include "sim/collectives/cluster_fabric.hpp"
+#include "sim/config/catalog.hpp"
+#include "sim/config/catalog_entries.hpp"
+#include "sim/core/diagnostics.hpp"
+#include "sim/core/unit_parse.hpp"
+#include "sim/report/collective_report.hpp"
+
+namespace clustersim::cli {
+
+namespace {
+
+Bytes parse_size(const std::string& option, const std::string& text) {
+  try {
+    return Bytes(parse_quantity(text, Dimension::bytes));
+  } catch (const std::exception& e) {
+    throw ConfigError("<command line>", option, e.what());
+  }
+}
+
+}  // namespace
+
+Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
+  struct Options {
+    std::string cluster;
+    std::string op = "all-reduce";
+    std::string algo = "auto";
+    std::string ring_order = "topology-aware";
+    int ranks = 0;
+    std::string min = "8 B";
+    std::string max = "8 GiB";
+    double factor = 2.0;
+    std::string format = "text";
+  };
+  auto opt = std::make_shared<Options>();
+  app.add_option("--cluster", opt->cluster, "cluster catalog name or file")->required();
+  app.add_option("--op", opt->op, "operation")
+      ->check(CLI::IsMember({"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "send-recv"}));
+  std::vector<std::string> algos;
+  for (std::string_view a : collective_algorithm_names()) algos.emplace_back(a);
+  app.add_option("--algo", opt->algo, "algorithm (auto picks the fastest NCCL-style one)")->check(CLI::IsMember(algos));
+  app.add_option("--ring-order", opt->ring_order, "ring order")->check(CLI::IsMember({"topology-aware", "rank-order"}));
+  app.add_option("--ranks", opt->ranks, "ranks 0..N-1 take part (default: every device of the cluster)");
+  app.add_option("--min", opt->min, "smallest size, e.g. 8B");
+  app.add_option("--max", opt->max, "largest size, e.g. 8GiB");
+  app.add_option("--factor", opt->factor, "size multiplier between rows");
+  app.add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json"}));
+  return [opt, &global]() {
+    config::Catalog catalog({catalog_roots(global.config_dirs)});
+    const ClusterSpec cluster = config::load_cluster(catalog, opt->cluster);
+    const ClusterFabric fabric = cluster_fabric(cluster);
+    const CollectiveModel model(fabric.topology, fabric.options);
+    CollectiveSweepSpec spec;
+    spec.op = *collective_op_from_string(opt->op);
+    spec.algorithm = *collective_algorithm_from_string(opt->algo);
+    spec.ring_order = opt->ring_order == "rank-order" ? RingOrder::rank_order : RingOrder::topology_aware;
+    spec.ranks = opt->ranks > 0 ? opt->ranks : model.graph().device_count();
+    spec.min = parse_size("--min", opt->min);
+    spec.max = parse_size("--max", opt->max);
+    spec.factor = opt->factor;
+    const auto rows = sweep_collective(model, spec);
+    const CollectiveReportHeader header{cluster.name, spec, model.graph().description()};
+    if (opt->format == "json") {
+      std::fputs((collective_json(header, model, rows).dump(2) + "\n").c_str(), stdout);
+    } else {
+      std::fputs(collective_text(header, model, rows).c_str(), stdout);
+    }
+    return 0;
+  };
+}
+
+}  // namespace clustersim::cli

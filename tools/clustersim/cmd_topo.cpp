@@ -1,0 +1,49 @@
+// `clustersim topo CLUSTER`: builds the cluster's TopologyGraph and prints its inventory, bisection,
+// hops and oversubscription; --dot FILE writes it for Graphviz.
+#include <cstdio>
+#include <fstream>
+
+#include "commands.hpp"
+#include "paths.hpp"
+#include "sim/collectives/cluster_fabric.hpp"
+#include "sim/config/catalog.hpp"
+#include "sim/config/catalog_entries.hpp"
+#include "sim/core/diagnostics.hpp"
+#include "sim/report/topology_report.hpp"
+#include "topologies/build_topology.hpp"
+#include "topologies/dot_writer.hpp"
+
+namespace clustersim::cli {
+
+Command add_topo_command(CLI::App& app, const GlobalOptions& global) {
+  struct Options {
+    std::string cluster;
+    std::string dot;
+    std::string format = "text";
+    int hop_sources = 64;
+  };
+  auto opt = std::make_shared<Options>();
+  app.add_option("cluster", opt->cluster, "cluster catalog name or file")->required();
+  app.add_option("--dot", opt->dot, "write the graph in Graphviz DOT to FILE");
+  app.add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--hop-sources", opt->hop_sources, "BFS sources for hop statistics")->check(CLI::PositiveNumber);
+  return [opt, &global]() {
+    config::Catalog catalog({catalog_roots(global.config_dirs)});
+    const ClusterSpec cluster = config::load_cluster(catalog, opt->cluster);
+    const TopologyGraph g = build_topology(cluster_fabric(cluster).topology);
+    const TopologySummary s = summarize(g, opt->hop_sources);
+    if (!opt->dot.empty()) {
+      std::ofstream out(opt->dot);
+      if (!out) throw ConfigError("<command line>", "--dot", "cannot write " + opt->dot);
+      write_dot(g, out);
+    }
+    if (opt->format == "json") {
+      std::fputs((topology_json(cluster.name, g, s).dump(2) + "\n").c_str(), stdout);
+    } else {
+      std::fputs(topology_text(cluster.name, g, s).c_str(), stdout);
+    }
+    return 0;
+  };
+}
+
+}  // namespace clustersim::cli
