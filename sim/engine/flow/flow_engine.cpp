@@ -10,6 +10,7 @@
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/child_process.hpp"
 #include "sim/engine/flow/flow_replay.hpp"
+#include "sim/engine/flow/simgrid_engine.hpp"
 #include "sim/engine/flow/simgrid_platform.hpp"
 #include "sim/graph/step_graph.hpp"
 
@@ -56,14 +57,7 @@ FabricLayout make_layout(const ClusterSpec& cluster, const FlowOptions& options)
 
 void simulate_in_child(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs,
                        const std::vector<StepGraph>& graphs, const FlowOptions& options, const ChildWriter& w) {
-  std::vector<std::string> args = {"clustersim-flow", "--log=root.thres:critical", "--log=xbt_cfg.thres:critical",
-                                   "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
-                                   "--cfg=network/TCP-gamma:0"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(args.size());
-  simgrid::s4u::Engine engine(&argc, argv.data());
+  SimgridEngine engine;
   const FabricLayout layout = make_layout(cluster, options);
   std::vector<double> speed(static_cast<std::size_t>(layout.devices()), 1.0);
   for (const DeviceStraggler& d : options.slow_devices) speed[static_cast<std::size_t>(d.device)] = d.speed;

@@ -1,0 +1,58 @@
+#include <catch2/catch.hpp>
+
+#include "sim/engine/flow/collective_probe.hpp"
+#include "sim/graph/op_cost.hpp"
+#include "tests/flow/flow_fixtures.hpp"
+
+using namespace clustersim;
+
+namespace {
+
+ParallelismSpec dp_only(int dp, int tp = 1) {
+  ParallelismSpec p;
+  p.tp = tp;
+  p.dp = dp;
+  return p;
+}
+
+Seconds closed_form(const ClusterSpec& c, const ParallelismSpec& p, CollectiveOp op, Bytes b) {
+  return collective_time(op, b, place_group(p.dp * p.cp, p.tp, c.node.devices_per_node), fabric_of(c));
+}
+
+}  // namespace
+
+TEST_CASE("a hierarchical all-reduce on a contention-free fabric matches the closed form within 1 %", "[flow]") {
+  const ClusterSpec c = flowtest::dgx_a100(4);
+  const ParallelismSpec p = dp_only(32);
+  const Bytes b(1e9);
+  const Seconds expect = closed_form(c, p, CollectiveOp::all_reduce, b);
+  for (const flow::Fidelity f : {flow::Fidelity::phase, flow::Fidelity::exact}) {
+    flow::FlowOptions o;
+    o.fidelity = f;
+    const Seconds got = flow::simulate_collective(c, p, CollectiveOp::all_reduce, b, o);
+    INFO("fidelity " << flow::fidelity_name(f) << ": flow " << got.value() << " s, closed form " << expect.value());
+    CHECK(got.value() == Approx(expect.value()).epsilon(0.01));
+  }
+}
+
+TEST_CASE("every TP rank's inter-node ring shares nothing on a rail: reduce-scatter matches the closed form",
+          "[flow]") {
+  const ClusterSpec c = flowtest::dgx_a100(8);
+  const ParallelismSpec p = dp_only(8, 8);  // per_node = 1: eight 8-node rings, one per NIC
+  const Bytes b(4e8);
+  const Seconds expect = closed_form(c, p, CollectiveOp::reduce_scatter, b);
+  const Seconds got = flow::simulate_collective(c, p, CollectiveOp::reduce_scatter, b, {});
+  CHECK(got.value() == Approx(expect.value()).epsilon(0.01));
+}
+
+TEST_CASE("an oversubscribed spine slows a ring that crosses leaf groups", "[flow]") {
+  const ParallelismSpec p = dp_only(8, 8);
+  flow::FlowOptions o;
+  o.leaf_nodes = 2;
+  const Bytes b(4e8);
+  const Seconds fast = flow::simulate_collective(flowtest::dgx_a100(8, 1.0), p, CollectiveOp::all_reduce, b, o);
+  const Seconds slow = flow::simulate_collective(flowtest::dgx_a100(8, 4.0), p, CollectiveOp::all_reduce, b, o);
+  // One hop of each of the 8 rings leaves every 2-node leaf group: 8 NIC-rate flows on an uplink of
+  // 16 NICs / 4 = 4 NICs, so the slowest flow of each phase runs at half the NIC rate.
+  CHECK(slow.value() == Approx(2.0 * fast.value()).epsilon(0.02));
+}

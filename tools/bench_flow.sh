@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Flow-engine benchmarks (not unit tests): wall time and peak RSS of full-size runs.
+#   tools/bench_flow.sh [BUILD_DIR]     (default build/flow; needs the clustersim target built)
+# Targets (issue 4): GPT-3 175B on 1,024 A100 < 5 s, < 2 GB; Llama-3-405B on 16,384 H100 < 60 s, < 8 GB.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build/flow}"
+cli="$build/tools/clustersim"
+[[ -x "$cli" ]] || { echo "build the clustersim target in $build first" >&2; exit 2; }
+for exp in gpt3-175b-a100-1024 llama3-405b-h100-16k; do
+  log="$(mktemp)"
+  /usr/bin/time -v "$cli" run "$exp" --engine flow --format json > "$log.json" 2> "$log"
+  wall="$(grep 'Elapsed (wall clock)' "$log" | awk '{print $NF}')"
+  rss="$(grep 'Maximum resident set size' "$log" | awk '{print $NF}')"
+  step="$(python3 -c "import json,sys; j=json.load(open('$log.json')); print(j['contention']['flow_step_time_s'], j['contention']['analytic_step_time_s'], j['contention']['flows'])")"
+  echo "$exp: wall $wall, peak RSS $((rss / 1024)) MiB, flow/analytic step s and flows: $step"
+  rm -f "$log" "$log.json"
+done
