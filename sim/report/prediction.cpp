@@ -1,6 +1,7 @@
 #include "sim/report/prediction.hpp"
 
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/engine/flow/flow_engine.hpp"
 #include "sim/report/energy_section.hpp"
 #include "sim/report/run_section.hpp"
 #include "sim/report/step_report.hpp"
@@ -9,7 +10,7 @@ namespace clustersim {
 
 Prediction predict(const Scenario& s) {
   Prediction p;
-  p.step = run_analytic(s);
+  p.step = s.engine == "flow" ? flow::run_flow_step(s) : run_analytic(s);
   add_run_section(s, p);
   add_energy_section(s, p);
   return p;
