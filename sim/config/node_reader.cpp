@@ -34,6 +34,10 @@ NodeSpec read_node(ObjectReader& r) {
     r.error("nic", fmt::format("missing required key (nics is {}, so the NIC must be described)", n.nics));
   }
   n.host_power = r.quantity("host_power", Dimension::power, Watts(0), QuantityRule::non_negative);
+  if (auto coll = r.child("collectives")) {  // in-network reduction (issue 3); stored by read_cluster
+    coll->number("nvls_efficiency", 0.0, {.min = 0.0, .max = 1.0, .min_exclusive = true});
+    coll->finish();
+  }
   return n;
 }
 
@@ -44,6 +48,10 @@ ClusterSpec read_cluster(ObjectReader& r) {
   accept_sources(r);
   auto node = r.require_child("node");
   c.node = read_node(node);
+  if (const nlohmann::json* coll = node.find("collectives"); coll && coll->is_object()) {
+    const auto e = coll->find("nvls_efficiency");
+    if (e != coll->end() && e->is_number()) c.comm.nvls_efficiency = e->get<double>();
+  }
   node.finish();
   c.nodes = r.require_integer("nodes", {.min = 1});
   if (auto network = r.child("network")) {
@@ -51,6 +59,7 @@ ClusterSpec read_cluster(ObjectReader& r) {
       c.network.topology = std::string(topology_names()[*topology]);
     }
     c.network.oversubscription = network->number("oversubscription", 1.0, {.min = 1.0});
+    c.comm.sharp_efficiency = network->number("sharp_efficiency", 0.0, {.min = 0.0, .max = 1.0});
     network->accept("description");
     network->finish();
   }
