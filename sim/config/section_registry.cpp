@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/config/compression_reader.hpp"
 #include "sim/config/energy_section.hpp"
 #include "sim/config/run_section.hpp"
 #include "sim/config/section_readers.hpp"
@@ -17,6 +18,7 @@ SectionRegistry make_standard() {
   r.add({"training", true, [](ObjectReader& in, Scenario& out) { out.training = read_training(in); }, {}});
   r.add(energy_section());
   r.add(run_section());
+  r.add(compression_section());
   return r;
 }
 
