@@ -1,11 +1,18 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 
 #include "commands.hpp"
 #include "paths.hpp"
 #include "sim/config/experiment_loader.hpp"
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/engine/flow/contention_report.hpp"
+#include "sim/report/energy_section.hpp"
 #include "sim/report/prediction.hpp"
+#include "sim/report/run_section.hpp"
+#include "sim/report/trace.hpp"
 
 namespace clustersim::cli {
 
@@ -15,24 +22,52 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     std::string format = "text";
     std::vector<std::string> sets;
     std::string engine;
+    std::string trace;
+    std::string fidelity = "phase";
   };
   auto opt = std::make_shared<Options>();
   app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")->required();
   app.add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_option("--set", opt->sets, "override a field: POINTER=VALUE, e.g. /parallelism/tp=4 (repeatable)");
-  app.add_option("--engine", opt->engine, "engine (overrides the experiment's)")->check(CLI::IsMember({"analytic"}));
+  app.add_option("--engine", opt->engine, "engine (overrides the experiment's)")->check(CLI::IsMember({"analytic", "flow"}));
+  app.add_option("--trace", opt->trace, "write the step timeline as a Chrome/Perfetto trace-event JSON file");
+  app.add_option("--fidelity", opt->fidelity, "flow engine: collectives as one flow per phase, or every ring step")
+      ->check(CLI::IsMember({"phase", "exact"}));
   return [opt, &global]() {
     std::vector<config::Override> overrides;
     for (const std::string& s : opt->sets) overrides.push_back(config::parse_override(s));
     if (!opt->engine.empty()) overrides.push_back({"/engine", opt->engine});
     const Scenario s = config::load_scenario({catalog_roots(global.config_dirs)}, opt->experiment, overrides);
-    const Prediction p = predict(s);
+    Prediction p;
+    std::optional<flow::FlowRun> fr;
+    if (s.engine == "flow") {  // run once, keep the contention figures and link counters
+      flow::FlowOptions fo;
+      fo.fidelity = opt->fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
+      fr = flow::run_flow(s, fo);
+      p.step = fr->steps.front();
+      add_run_section(s, p);
+      add_energy_section(s, p);
+    } else {
+      p = predict(s);
+    }
+    const StepResult analytic = fr ? run_analytic(s) : StepResult{};
     if (opt->format == "json") {
-      std::fputs((prediction_json(s, p).dump(2) + "\n").c_str(), stdout);
+      nlohmann::json j = prediction_json(s, p);
+      if (fr) j["contention"] = flow::contention_json(*fr, analytic);
+      std::fputs((j.dump(2) + "\n").c_str(), stdout);
     } else if (opt->format == "csv") {
       std::fputs(prediction_csv(s, p).c_str(), stdout);
     } else {
-      std::fputs(prediction_text(s, p).c_str(), stdout);
+      std::fputs((prediction_text(s, p) + (fr ? flow::contention_text(*fr, analytic) : "")).c_str(), stdout);
+    }
+    if (!opt->trace.empty()) {
+      const StepGraph g = build_step_graph(s);
+      std::vector<TraceCounter> counters;
+      for (const auto& c : fr ? fr->counters : std::vector<flow::LinkCounter>{}) counters.push_back({c.link, c.points});
+      std::FILE* f = std::fopen(opt->trace.c_str(), "wb");
+      if (f == nullptr) throw std::runtime_error("cannot write trace file " + opt->trace);
+      std::fputs((trace_json({TraceJob{&s, &g, &p.step}}, counters).dump() + "\n").c_str(), f);
+      std::fclose(f);
     }
     return 0;
   };
