@@ -12,6 +12,7 @@ CompressedSyncCost compressed_sync_cost(const GradientCompression& c, const Grad
       out.sync.collective == SyncCollective::all_gather ? CollectiveOp::all_gather : CollectiveOp::all_reduce;
   for (Bytes b : out.sync.wire) out.comm += collective_time(op, b, group, fabric);
   const Bytes plain(payload.elements * payload.base_bytes_per_element);
+  out.wire_uncompressed = plain;
   out.comm_uncompressed = collective_time(CollectiveOp::all_reduce, plain, group, fabric);
   out.codec = codec_time(out.sync, device);
   const CompressedSync none = compress_gradients(GradientCompression{}, payload);

@@ -14,6 +14,7 @@ namespace clustersim {
 
 struct CompressedSyncCost {
   CompressedSync sync;
+  Bytes wire_uncompressed{0};    // the plain gradient: N · base bytes
   Seconds comm{0};               // compressed collectives
   Seconds comm_uncompressed{0};  // the plain all-reduce of the same gradient
   Seconds codec{0};              // encode + decode on the device

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "sim/collectives/compressed_sync.hpp"
+#include "sim/graph/op_cost.hpp"
+
 namespace clustersim {
 
 namespace {
@@ -62,6 +67,22 @@ std::string collective_text(const CollectiveReportHeader& h, const CollectiveMod
                        r.estimate.busbw / 1e9, to_string(r.estimate.algorithm), bottleneck(m, r.estimate));
   }
   return out;
+}
+
+nlohmann::json compression_json(const Scenario& s) {
+  if (s.training.compression.scheme == CompressionScheme::none) return nullptr;
+  const CompressedSyncCost c = compression_summary(s, fabric_of(s.cluster));
+  nlohmann::json j;
+  j["scheme"] = std::string(to_string(s.training.compression.scheme));
+  j["collective"] = c.sync.collective == SyncCollective::all_gather ? "all-gather" : "all-reduce";
+  j["wire_bytes"] = c.sync.wire_total().value();
+  j["wire_bytes_uncompressed"] = c.wire_uncompressed.value();
+  j["comm_s"] = c.comm.value();
+  j["comm_uncompressed_s"] = c.comm_uncompressed.value();
+  j["comm_saved_s"] = (c.comm_uncompressed - c.comm).value();
+  j["compute_added_s"] = c.codec.value();
+  j["break_even_bandwidth_Bps"] = std::isfinite(c.break_even_Bps) ? nlohmann::json(c.break_even_Bps) : nlohmann::json(nullptr);
+  return j;
 }
 
 }  // namespace clustersim

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/collectives/collective_sweep.hpp"
+#include "sim/config/scenario.hpp"
 
 namespace clustersim {
 
@@ -25,5 +26,11 @@ nlohmann::json collective_json(const CollectiveReportHeader& h, const Collective
                                const std::vector<CollectiveRow>& rows);
 std::string collective_text(const CollectiveReportHeader& h, const CollectiveModel& m,
                             const std::vector<CollectiveRow>& rows);
+
+/// The step report's `compression` block for one DP rank of an average stage (compressed_sync.hpp):
+/// {scheme, collective, wire_bytes, wire_bytes_uncompressed, comm_s, comm_uncompressed_s, comm_saved_s,
+///  compute_added_s, break_even_bandwidth_Bps (per rank; null when the codec is free)}.
+/// Null when the scenario has no compression.
+nlohmann::json compression_json(const Scenario& s);
 
 }  // namespace clustersim

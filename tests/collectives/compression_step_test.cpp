@@ -9,6 +9,7 @@
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/graph/op_cost.hpp"
+#include "sim/report/collective_report.hpp"
 
 using namespace clustersim;
 
@@ -79,4 +80,15 @@ TEST_CASE("a bad compression section names the key", "[compression]") {
     REQUIRE(!err.diagnostics().empty());
     CHECK(err.diagnostics().front().pointer == "/compression/top_k_fraction");
   }
+}
+
+TEST_CASE("the compression report block shows wire bytes, time saved, time added and break-even", "[compression]") {
+  const Scenario s = config::scenario_from_json(experiment("1bit", true), catalogs());
+  const nlohmann::json j = compression_json(s);
+  CHECK(j["scheme"] == "1bit");
+  CHECK(j["wire_bytes"].get<double>() * 30.0 < j["wire_bytes_uncompressed"].get<double>());
+  CHECK(j["comm_saved_s"].get<double>() > 0.0);
+  CHECK(j["compute_added_s"].get<double>() > 0.0);
+  CHECK(j["break_even_bandwidth_Bps"].get<double>() > 12.5e9);
+  CHECK(compression_json(config::scenario_from_json(experiment("none", true), catalogs())).is_null());
 }
