@@ -1,0 +1,168 @@
+#include "sim/plan/plan_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace clustersim::plan {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+struct Component {
+  const char* name;
+  double seconds;
+};
+
+// Step time split into the parts a strategy trades against each other.
+std::array<Component, 4> components(const PlanCandidate& c) {
+  const double bubble = c.bubble_fraction * c.step_time.value();
+  const double comm = c.comm_exposed.value();
+  const double recompute = c.recompute.value();
+  const double rest = c.step_time.value() - bubble - comm - recompute;
+  return {{{"pipeline bubble", bubble}, {"exposed communication", comm}, {"recomputation", recompute},
+           {"compute and optimizer", rest}}};
+}
+
+std::string headroom_text(const PlanCandidate& c) {
+  return fmt::format("fits with {:.1f} GiB headroom", c.headroom.value() / kGiB);
+}
+
+double relative(double a, double b) { return b != 0 ? 100.0 * (a - b) / b : 0.0; }
+
+nlohmann::json candidate_json(const PlanResult& r, const PlanCandidate& c, std::size_t rank) {
+  const Strategy& st = c.strategy;
+  nlohmann::json j;
+  j["rank"] = rank;
+  j["strategy"] = {{"nodes", st.nodes},
+                   {"devices", c.devices},
+                   {"tp", st.tp},
+                   {"pp", st.pp},
+                   {"dp", st.dp},
+                   {"cp", st.cp},
+                   {"vp", st.vp},
+                   {"micro_batch", st.micro_batch},
+                   {"schedule", std::string(to_string(st.schedule))},
+                   {"recompute", recompute_name(st.recompute)},
+                   {"zero_stage", st.zero_stage},
+                   {"sequence_parallel", st.sequence_parallel}};
+  j["step_time_s"] = c.step_time.value();
+  j["tokens_per_s"] = c.tokens_per_s;
+  j["mfu"] = c.mfu;
+  j["bubble_fraction"] = c.bubble_fraction;
+  j["memory_total_bytes"] = c.memory.value();
+  j["memory_headroom_bytes"] = c.headroom.value();
+  j["comm_exposed_s"] = c.comm_exposed.value();
+  j["recompute_s"] = c.recompute.value();
+  if (c.run_time) j["run_time_s"] = c.run_time->value();
+  j["device_hours"] = c.device_hours;
+  if (c.cost_usd) j["cost_usd"] = *c.cost_usd;
+  if (c.energy_j) j["energy_j"] = *c.energy_j;
+  j["objective"] = c.objective;
+  (void)r;
+  return j;
+}
+
+std::string duration_text(double s) {
+  if (s >= 86400) return fmt::format("{:.1f} d", s / 86400);
+  if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.3f} s", s);
+}
+
+}  // namespace
+
+std::string why_it_ranks(const PlanResult& r, std::size_t i) {
+  const PlanCandidate& c = r.ranked.at(i);
+  if (r.ranked.size() == 1) return "the only feasible strategy; " + headroom_text(c);
+  const PlanCandidate& ref = i == 0 ? r.ranked[1] : r.ranked[0];
+  const auto mine = components(c);
+  const auto theirs = components(ref);
+  // The component with the largest difference in this candidate's favour (winner) or against it.
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < mine.size(); ++k) {
+    const double d = i == 0 ? theirs[k].seconds - mine[k].seconds : mine[k].seconds - theirs[k].seconds;
+    const double d_best = i == 0 ? theirs[best].seconds - mine[best].seconds : mine[best].seconds - theirs[best].seconds;
+    if (d > d_best) best = k;
+  }
+  const double obj_delta = relative(c.objective, ref.objective);
+  if (i == 0) {
+    return fmt::format("{:.1f}% better {} than #2; less {} ({} vs {}); {}", -obj_delta, to_string(r.objective),
+                       mine[best].name, duration_text(mine[best].seconds), duration_text(theirs[best].seconds),
+                       headroom_text(c));
+  }
+  std::string upside;
+  if (c.headroom > ref.headroom) {
+    upside = fmt::format("; {:.1f} GiB more headroom than #1", (c.headroom - ref.headroom).value() / kGiB);
+  } else if (c.devices < ref.devices) {
+    upside = fmt::format("; {} fewer devices than #1", ref.devices - c.devices);
+  } else if (c.mfu > ref.mfu) {
+    upside = fmt::format("; higher MFU than #1 ({:.1f}% vs {:.1f}%)", 100 * c.mfu, 100 * ref.mfu);
+  }
+  return fmt::format("{:.1f}% worse {} than #1, mostly more {} ({} vs {}){}; {}", obj_delta, to_string(r.objective),
+                     mine[best].name, duration_text(mine[best].seconds), duration_text(theirs[best].seconds), upside,
+                     headroom_text(c));
+}
+
+nlohmann::json plan_json(const PlanResult& r, std::size_t top_k, bool pareto) {
+  nlohmann::json j;
+  j["objective"] = to_string(r.objective);
+  j["objective_unit"] = r.objective_unit;
+  j["strategies_enumerated"] = r.enumerated;
+  j["pruned_by_memory"] = r.pruned_memory;
+  j["simulated"] = r.simulated;
+  j["over_memory_after_simulation"] = r.over_memory;
+  j["invalid"] = r.invalid;
+  j["past_deadline"] = r.past_deadline;
+  j["feasible"] = r.ranked.size();
+  nlohmann::json top = nlohmann::json::array();
+  for (std::size_t i = 0; i < std::min(top_k, r.ranked.size()); ++i) {
+    nlohmann::json c = candidate_json(r, r.ranked[i], i + 1);
+    c["why"] = why_it_ranks(r, i);
+    top.push_back(std::move(c));
+  }
+  j["top"] = std::move(top);
+  if (pareto) {
+    nlohmann::json front = nlohmann::json::array();
+    for (const PlanCandidate& c : pareto_front(r)) front.push_back(candidate_json(r, c, 0));
+    j["pareto"] = std::move(front);
+  }
+  return j;
+}
+
+std::string plan_text(const PlanResult& r, std::size_t top_k, bool pareto) {
+  std::string out = fmt::format(
+      "searched {} strategies: {} pruned by the memory estimate, {} simulated ({} over memory, {} invalid), "
+      "{} past the deadline, {} feasible\nobjective: {} ({})\n\n",
+      r.enumerated, r.pruned_memory, r.simulated, r.over_memory, r.invalid, r.past_deadline, r.ranked.size(),
+      to_string(r.objective), r.objective_unit);
+  if (r.ranked.empty()) return out + "no strategy fits in memory\n";
+  out += fmt::format("{:>3}  {:<62} {:>10} {:>6} {:>7} {:>9} {:>10}\n", "#", "strategy", "step", "MFU", "bubble",
+                     "headroom", "run/cost");
+  for (std::size_t i = 0; i < std::min(top_k, r.ranked.size()); ++i) {
+    const PlanCandidate& c = r.ranked[i];
+    std::string extra = c.run_time ? duration_text(c.run_time->value()) : "-";
+    if (r.objective == Objective::cost) extra = c.cost_usd ? fmt::format("${:.0f}", *c.cost_usd) : fmt::format("{:.0f} dev-h", c.device_hours);
+    const bool multi_nodes = r.ranked.front().strategy.nodes != r.ranked.back().strategy.nodes;
+    out += fmt::format("{:>3}  {:<62} {:>10} {:>5.1f}% {:>6.1f}% {:>5.1f} GiB {:>10}\n", i + 1,
+                       describe(c.strategy, multi_nodes), fmt::format("{:.3f} s", c.step_time.value()), 100 * c.mfu,
+                       100 * c.bubble_fraction, c.headroom.value() / kGiB, extra);
+    out += fmt::format("     why: {}\n", why_it_ranks(r, i));
+  }
+  if (pareto) {
+    const bool energy = r.objective == Objective::energy;
+    out += fmt::format("\nPareto front (time vs {}):\n", energy ? "energy" : "cost");
+    for (const PlanCandidate& c : pareto_front(r)) {
+      const double t = (c.run_time ? *c.run_time : c.step_time).value();
+      const std::string other = energy ? fmt::format("{:.3g} J", c.energy_j.value_or(NAN))
+                                       : (c.cost_usd ? fmt::format("${:.0f}", *c.cost_usd)
+                                                     : fmt::format("{:.4g} device-hours", c.device_hours));
+      out += fmt::format("  {:>10}  {:>18}  {} ({} devices)\n", duration_text(t), other, describe(c.strategy),
+                         c.devices);
+    }
+  }
+  return out;
+}
+
+}  // namespace clustersim::plan

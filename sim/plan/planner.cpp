@@ -1,0 +1,233 @@
+#include "sim/plan/planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <thread>
+
+#include "sim/core/diagnostics.hpp"
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/plan/memory_estimate.hpp"
+#include "sim/report/prediction.hpp"
+
+namespace clustersim::plan {
+namespace {
+
+enum class Outcome : std::uint8_t { pruned, over_memory, invalid, feasible };
+
+struct Slot {
+  Outcome outcome = Outcome::pruned;
+  PlanCandidate candidate;
+};
+
+std::optional<double> number_at(const nlohmann::json& j, const char* ptr) {
+  if (!j.is_object()) return std::nullopt;
+  const nlohmann::json::json_pointer p(ptr);
+  if (!j.contains(p) || !j.at(p).is_number()) return std::nullopt;
+  return j.at(p).get<double>();
+}
+
+std::optional<double> run_tokens(const Scenario& s) {
+  if (!s.run) return std::nullopt;
+  if (s.run->tokens) return *s.run->tokens;
+  if (s.run->steps) return static_cast<double>(*s.run->steps) * s.training.global_batch * s.training.seq_len;
+  return std::nullopt;
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Scenario& base, const PlanOptions& o) : base_(base), opt_(o), tokens_(run_tokens(base)) {
+    use_predict_ = o.objective != Objective::time && base.energy.has_value();
+  }
+
+  Slot evaluate(const Strategy& st, std::size_t order) const {
+    Slot slot;
+    Scenario s = base_;
+    apply(st, s);
+    if (estimated_peak_memory(s) > s.cluster.node.device.memory_capacity) return slot;
+    try {
+      Prediction p;
+      if (use_predict_) {
+        p = predict(s);
+      } else {
+        p.step = run_analytic(s);
+      }
+      slot.outcome = p.step.fits ? Outcome::feasible : Outcome::over_memory;
+      fill(s, st, order, p, slot.candidate);
+    } catch (const ConfigError&) {
+      slot.outcome = Outcome::invalid;
+    } catch (const std::invalid_argument&) {
+      slot.outcome = Outcome::invalid;
+    }
+    return slot;
+  }
+
+ private:
+  void fill(const Scenario& s, const Strategy& st, std::size_t order, const Prediction& p, PlanCandidate& c) const {
+    const StepResult& r = p.step;
+    c.strategy = st;
+    c.order = order;
+    c.devices = r.devices;
+    c.step_time = r.step_time;
+    c.tokens_per_s = r.tokens_per_s;
+    c.mfu = r.mfu;
+    c.bubble_fraction = r.bubble_fraction;
+    c.memory = r.memory.total();
+    c.headroom = r.memory_capacity - r.memory.total();
+    c.comm_exposed = r.comm_exposed.tp + r.comm_exposed.pp + r.comm_exposed.dp + r.comm_exposed.cp;
+    c.recompute = r.stages[static_cast<std::size_t>(r.critical_stage)].recompute;
+    if (tokens_) c.run_time = Seconds(*tokens_ / r.tokens_per_s);
+    c.device_hours = r.devices * (c.run_time ? *c.run_time : r.step_time).value() / 3600.0;
+    // Energy and cost: the run totals when the run section reports them (run_json), else the energy
+    // section's per-step figures scaled to the run's steps (or per step without a run length).
+    const double steps = tokens_ ? *tokens_ / r.tokens_per_step : 1.0;
+    c.cost_usd = number_at(p.run_json, "/cost_usd");
+    if (!c.cost_usd) {
+      if (auto per_step = number_at(p.energy_json, "/cost_usd_per_step")) c.cost_usd = *per_step * steps;
+    }
+    if (auto mwh = number_at(p.run_json, "/energy_mwh")) {
+      c.energy_j = *mwh * 3.6e9;
+    } else if (auto per_step = number_at(p.energy_json, "/joules_per_step")) {
+      c.energy_j = *per_step * steps;
+    }
+    (void)s;
+    switch (opt_.objective) {
+      case Objective::time: c.objective = (c.run_time ? *c.run_time : c.step_time).value(); break;
+      case Objective::cost: c.objective = c.cost_usd ? *c.cost_usd : c.device_hours; break;
+      case Objective::energy: c.objective = c.energy_j ? *c.energy_j : INFINITY; break;
+    }
+  }
+
+  const Scenario& base_;
+  const PlanOptions& opt_;
+  std::optional<double> tokens_;
+  bool use_predict_ = false;
+};
+
+std::string objective_unit(const Scenario& s, Objective o) {
+  const bool run = run_tokens(s).has_value();
+  switch (o) {
+    case Objective::time: return run ? "s" : "s/step";
+    case Objective::cost: return run ? "device-hours" : "device-hours/step";
+    case Objective::energy: return run ? "J" : "J/step";
+  }
+  return "";
+}
+
+void check_options(const Scenario& base, const PlanOptions& o) {
+  if (o.objective == Objective::energy && !base.energy) {
+    throw ConfigError("<command line>", "--objective",
+                      "objective \"energy\" needs an `energy` section in the experiment (docs/energy.md)");
+  }
+  if (o.deadline && !run_tokens(base)) {
+    throw ConfigError("<command line>", "--deadline",
+                      "a deadline needs the run length: set /run/tokens or /run/steps in the experiment");
+  }
+  if (o.threads < 1) throw ConfigError("<command line>", "--threads", "must be >= 1");
+}
+
+}  // namespace
+
+Objective parse_objective(std::string_view text) {
+  if (text == "time") return Objective::time;
+  if (text == "cost") return Objective::cost;
+  if (text == "energy") return Objective::energy;
+  throw ConfigError("<command line>", "--objective", fmt::format("\"{}\" is not time, cost or energy", text));
+}
+
+const char* to_string(Objective o) {
+  switch (o) {
+    case Objective::time: return "time";
+    case Objective::cost: return "cost";
+    case Objective::energy: return "energy";
+  }
+  return "time";
+}
+
+PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
+  check_options(base, options);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<Strategy> space = enumerate_strategies(base, options.bounds);
+  if (space.empty()) {
+    throw ConfigError("<command line>", "", "no strategy satisfies the divisibility rules for this model, batch "
+                                            "and device count");
+  }
+  const Evaluator evaluator(base, options);
+  std::vector<Slot> slots(space.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  const auto work = [&] {
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < space.size();) slots[i] = evaluator.evaluate(space[i], i);
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = space.size();
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 1; t < options.threads; ++t) threads.emplace_back(work);
+    work();
+  }
+  if (error) std::rethrow_exception(error);
+
+  PlanResult r;
+  r.objective = options.objective;
+  r.objective_unit = objective_unit(base, options.objective);
+  if (options.objective == Objective::cost && base.energy) {
+    r.objective_unit = run_tokens(base) ? "USD" : "USD/step";
+  }
+  r.enumerated = space.size();
+  for (Slot& s : slots) {
+    switch (s.outcome) {
+      case Outcome::pruned: ++r.pruned_memory; continue;
+      case Outcome::invalid: ++r.invalid; ++r.simulated; continue;
+      case Outcome::over_memory: ++r.over_memory; ++r.simulated; continue;
+      case Outcome::feasible: ++r.simulated; break;
+    }
+    if (options.deadline && s.candidate.run_time && *s.candidate.run_time > *options.deadline) {
+      ++r.past_deadline;
+      continue;
+    }
+    r.ranked.push_back(std::move(s.candidate));
+  }
+  std::sort(r.ranked.begin(), r.ranked.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
+    if (a.objective != b.objective) return a.objective < b.objective;
+    if (a.step_time != b.step_time) return a.step_time < b.step_time;
+    if (a.headroom != b.headroom) return a.headroom > b.headroom;
+    return a.order < b.order;
+  });
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::vector<PlanCandidate> pareto_front(const PlanResult& r) {
+  std::vector<const PlanCandidate*> by_time;
+  for (const PlanCandidate& c : r.ranked) by_time.push_back(&c);
+  const auto time_of = [](const PlanCandidate* c) { return (c->run_time ? *c->run_time : c->step_time).value(); };
+  const auto other_of = [&r](const PlanCandidate* c) {
+    if (r.objective == Objective::energy) return c->energy_j.value_or(INFINITY);
+    return c->cost_usd ? *c->cost_usd : c->device_hours;
+  };
+  std::stable_sort(by_time.begin(), by_time.end(), [&](const PlanCandidate* a, const PlanCandidate* b) {
+    if (time_of(a) != time_of(b)) return time_of(a) < time_of(b);
+    return other_of(a) < other_of(b);
+  });
+  std::vector<PlanCandidate> front;
+  double best_other = INFINITY;
+  for (const PlanCandidate* c : by_time) {
+    if (other_of(c) < best_other) {
+      front.push_back(*c);
+      best_other = other_of(c);
+    }
+  }
+  return front;
+}
+
+}  // namespace clustersim::plan

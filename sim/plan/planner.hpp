@@ -1,0 +1,75 @@
+// `clustersim plan`: searches the strategy space of an experiment for the strategies that fit memory and
+// ranks them by an objective.
+//
+// Each strategy is written into a copy of the experiment's Scenario (no JSON), pruned when the memory
+// estimate (memory_estimate.hpp) exceeds the device memory, and otherwise run through the analytic engine
+// (run_analytic), or predict() when the objective needs the energy section. Strategies are evaluated on
+// `threads` threads into a vector indexed like the enumeration, so the ranking does not depend on the
+// thread count. Ties are broken by step time, then by memory headroom, then by enumeration order.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config/scenario.hpp"
+#include "sim/engine/step_result.hpp"
+#include "sim/plan/strategy.hpp"
+#include "sim/plan/strategy_space.hpp"
+
+namespace clustersim::plan {
+
+enum class Objective { time, cost, energy };
+/// "time", "cost" or "energy"; throws ConfigError (file "<command line>", pointer "--objective").
+Objective parse_objective(std::string_view text);
+const char* to_string(Objective o);
+
+struct PlanOptions {
+  SearchBounds bounds;
+  Objective objective = Objective::time;
+  std::optional<Seconds> deadline;  // keep strategies whose run time (needs run tokens/steps) fits
+  int threads = 1;
+};
+
+/// Figures of one simulated, memory-feasible strategy.
+struct PlanCandidate {
+  Strategy strategy;
+  std::size_t order = 0;          // position in the enumeration
+  int devices = 0;
+  Seconds step_time{0};
+  double tokens_per_s = 0;
+  double mfu = 0;
+  double bubble_fraction = 0;
+  Bytes memory{0};                // largest stage total
+  Bytes headroom{0};              // capacity − memory
+  Seconds comm_exposed{0};        // tp + pp + dp + cp of the critical stage
+  Seconds recompute{0};           // recomputation on the critical stage
+  std::optional<Seconds> run_time;     // tokens (or steps) of the run section / throughput, failure-free
+  double device_hours = 0;             // devices × run time (or × step time when no run length is known)
+  std::optional<double> cost_usd;      // from the energy section's run cost, when reported
+  std::optional<double> energy_j;      // energy of the run (or of one step) from the energy section
+  double objective = 0;                // the ranked value (lower is better)
+};
+
+struct PlanResult {
+  Objective objective = Objective::time;
+  std::string objective_unit;          // "s/step", "s", "USD", "device-hours", "J", "J/step"
+  std::size_t enumerated = 0;          // strategies in the space
+  std::size_t pruned_memory = 0;       // discarded by the memory estimate before simulation
+  std::size_t simulated = 0;           // run through the engine
+  std::size_t over_memory = 0;         // simulated, but a stage does not fit
+  std::size_t invalid = 0;             // rejected by the graph builder
+  std::size_t past_deadline = 0;       // feasible but slower than the deadline
+  std::vector<PlanCandidate> ranked;   // feasible strategies, best first
+  double seconds = 0;                  // wall time of the search (not part of JSON output: not deterministic)
+};
+
+/// Throws ConfigError when the objective needs data the experiment lacks (energy without an energy
+/// section, a deadline without run tokens/steps) or the space is empty.
+PlanResult plan_strategies(const Scenario& base, const PlanOptions& options);
+
+/// The non-dominated candidates in (step or run time, cost) or (time, energy) for the energy objective,
+/// sorted by time.
+std::vector<PlanCandidate> pareto_front(const PlanResult& r);
+
+}  // namespace clustersim::plan

@@ -1,0 +1,121 @@
+#include "sim/plan/point_evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/report/prediction.hpp"
+
+namespace clustersim::plan {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+std::string one_line(const ConfigError& e) {
+  std::string out;
+  for (const Diagnostic& d : e.diagnostics()) {
+    if (!out.empty()) out += "; ";
+    out += d.pointer.empty() ? d.message : d.pointer + ": " + d.message;
+  }
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  return out;
+}
+
+bool is_pointer_problem(const Diagnostic& d, const std::string& pointer) {
+  if (d.file != "<--set>" || !pointer.starts_with(d.pointer)) return false;
+  return d.message.starts_with("unknown key") || d.message.starts_with("malformed") ||
+         d.message.starts_with("cannot set") || d.message.starts_with("not a JSON pointer");
+}
+
+}  // namespace
+
+void flatten_json(const nlohmann::json& j, std::vector<std::pair<std::string, nlohmann::json>>& out) {
+  const auto walk = [&out](const auto& self, const nlohmann::json& node, const std::string& prefix) -> void {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+      if (it->is_object()) {
+        self(self, *it, key);
+      } else if (it->is_primitive()) {
+        out.emplace_back(std::move(key), *it);
+      }
+    }
+  };
+  walk(walk, j, "");
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+PointEvaluator::PointEvaluator(const config::CatalogPaths& paths, const config::ResolvedDocument& doc,
+                               const SweepSpace& space)
+    : loader_(paths), doc_(doc), space_(space) {}
+
+SweepRow PointEvaluator::evaluate(std::uint64_t index) {
+  SweepRow row;
+  row.index = index;
+  space_.overrides_at(index, overrides_);
+  try {
+    const Scenario s = loader_.build_in_place(doc_, overrides_);
+    const Prediction p = predict(s);
+    nlohmann::json j = prediction_json(s, p, /*include_inputs=*/false);
+    j.erase("stages");
+    flatten_json(j, row.metrics);
+    if (!p.step.fits) {
+      row.status = RowStatus::infeasible;
+      row.reason = fmt::format("memory: {:.2f} GiB needed on stage {}, {:.2f} GiB available",
+                               p.step.memory.total().value() / kGiB, p.step.memory_stage,
+                               p.step.memory_capacity.value() / kGiB);
+    }
+  } catch (const ConfigError& e) {
+    row.status = RowStatus::invalid;
+    row.reason = one_line(e);
+    row.metrics.clear();
+  } catch (const std::invalid_argument& e) {
+    row.status = RowStatus::invalid;
+    row.reason = e.what();
+    row.metrics.clear();
+  } catch (const std::exception& e) {
+    row.status = RowStatus::error;
+    row.reason = e.what();
+    row.metrics.clear();
+  }
+  std::replace(row.reason.begin(), row.reason.end(), '\n', ' ');
+  return row;
+}
+
+void check_axes(config::ExperimentLoader& loader, const config::ResolvedDocument& doc, const SweepSpace& space) {
+  Diagnostics problems;
+  for (const VarySpec& axis : space.axes()) {
+    try {
+      if (doc.document.contains(nlohmann::json::json_pointer(axis.pointer))) continue;
+    } catch (const nlohmann::json::exception&) {
+      problems.add(std::string(kVaryLabel), axis.pointer, "malformed JSON pointer (use ~0 for '~' and ~1 for '/')");
+      continue;
+    }
+    const config::Override probe{axis.pointer, axis.values.front()};
+    try {
+      (void)loader.build(doc, std::span<const config::Override>(&probe, 1));
+    } catch (const ConfigError& e) {
+      for (const Diagnostic& d : e.diagnostics()) {
+        if (is_pointer_problem(d, axis.pointer)) {
+          problems.add(std::string(kVaryLabel), axis.pointer, fmt::format("not a key of the experiment: {}", d.message));
+          break;
+        }
+      }
+    }
+  }
+  problems.throw_if_any();
+}
+
+RowSchema probe_schema(PointEvaluator& evaluator, const SweepSpace& space, std::uint64_t probe_limit) {
+  RowSchema schema;
+  for (const VarySpec& a : space.axes()) schema.inputs.push_back(a.pointer);
+  const std::uint64_t n = std::min(space.size(), probe_limit);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    SweepRow row = evaluator.evaluate(i);
+    if (row.metrics.empty()) continue;
+    for (auto& [k, v] : row.metrics) schema.metrics.push_back(k);
+    break;
+  }
+  return schema;
+}
+
+}  // namespace clustersim::plan

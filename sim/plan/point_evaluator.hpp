@@ -1,0 +1,43 @@
+// Evaluates sweep points: applies a point's overrides to a resolved experiment (build_in_place, no JSON
+// re-parsing), runs predict() and turns the report into a SweepRow. Never throws for a bad point: invalid
+// input and memory that does not fit become the row's status and reason.
+//
+// Not thread-safe (it owns an ExperimentLoader whose catalog caches entries): use one per thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/config/experiment_loader.hpp"
+#include "sim/plan/sweep_row.hpp"
+#include "sim/plan/sweep_space.hpp"
+
+namespace clustersim::plan {
+
+class PointEvaluator {
+ public:
+  /// `doc` is copied; overrides naming other catalog entries load them through this evaluator's catalog.
+  PointEvaluator(const config::CatalogPaths& paths, const config::ResolvedDocument& doc, const SweepSpace& space);
+
+  SweepRow evaluate(std::uint64_t index);
+
+ private:
+  config::ExperimentLoader loader_;
+  config::ResolvedDocument doc_;
+  const SweepSpace& space_;
+  std::vector<config::Override> overrides_;
+};
+
+/// Checks every axis pointer against the resolved document before a sweep runs: a pointer must name a
+/// value of the document or a key the schema accepts (decided by building the document with the axis's
+/// first value). Throws one ConfigError (file "<--vary>") listing every unknown or malformed pointer.
+void check_axes(config::ExperimentLoader& loader, const config::ResolvedDocument& doc, const SweepSpace& space);
+
+/// The schema of a sweep: its axes, and the metric keys of the first point (in index order, at most
+/// `probe_limit` tried) that yields metrics; no metric columns if none does.
+RowSchema probe_schema(PointEvaluator& evaluator, const SweepSpace& space, std::uint64_t probe_limit = 64);
+
+/// Flattens the scalar leaves of a JSON object into sorted (dotted key, value) pairs.
+void flatten_json(const nlohmann::json& j, std::vector<std::pair<std::string, nlohmann::json>>& out);
+
+}  // namespace clustersim::plan

@@ -1,0 +1,39 @@
+#include "sim/plan/strategy.hpp"
+
+#include <fmt/format.h>
+
+namespace clustersim::plan {
+
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "none";
+}
+
+void apply(const Strategy& st, Scenario& s) {
+  s.cluster.nodes = st.nodes;
+  ParallelismSpec& p = s.parallelism;
+  p.tp = st.tp;
+  p.pp = st.pp;
+  p.dp = st.dp;
+  p.cp = st.cp;
+  p.vp = st.vp;
+  p.zero_stage = st.zero_stage;
+  p.schedule = st.schedule;
+  p.sequence_parallel = st.sequence_parallel;
+  s.training.micro_batch = st.micro_batch;
+  s.training.recompute = st.recompute;
+}
+
+std::string describe(const Strategy& st, bool with_nodes) {
+  std::string out = fmt::format("TP{} PP{} DP{} CP{} VP{} mb{} {} recompute={} ZeRO-{}{}", st.tp, st.pp, st.dp, st.cp,
+                                st.vp, st.micro_batch, to_string(st.schedule), recompute_name(st.recompute),
+                                st.zero_stage, st.sequence_parallel ? " +SP" : "");
+  if (with_nodes) out += fmt::format(" nodes={}", st.nodes);
+  return out;
+}
+
+}  // namespace clustersim::plan

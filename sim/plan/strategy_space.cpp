@@ -1,0 +1,97 @@
+#include "sim/plan/strategy_space.hpp"
+
+#include <fmt/format.h>
+
+#include "schedules/pipeline_schedule.hpp"
+#include "sim/core/diagnostics.hpp"
+
+namespace clustersim::plan {
+namespace {
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+bool tp_fits_model(const TransformerSpec& m, int tp) {
+  return m.heads % tp == 0 && m.ffn_hidden % tp == 0 && (m.kv_heads % tp == 0 || tp % m.kv_heads == 0);
+}
+
+struct Layout {
+  int nodes, tp, pp, cp, dp;
+};
+
+void add_training_choices(const Scenario& base, const SearchBounds& b, const Layout& l, ScheduleKind kind, int vp,
+                          std::vector<Strategy>& out) {
+  const int per_replica = base.training.global_batch / l.dp;
+  for (int mb : divisors(per_replica)) {
+    const ScheduleSpec spec{kind, l.pp, per_replica / mb, vp};
+    if (!is_valid(spec)) continue;
+    for (Recompute rc : b.recompute) {
+      for (int zero : b.zero_stages) {
+        if (zero > 0 && l.dp * l.cp == 1) continue;
+        for (int sp = 0; sp < (l.tp > 1 && b.vary_sequence_parallel ? 2 : 1); ++sp) {
+          Strategy st{l.nodes, l.tp, l.pp, l.dp, l.cp, vp, mb, rc, zero, kind, sp == 1};
+          if (!b.vary_sequence_parallel) st.sequence_parallel = l.tp > 1 && base.parallelism.sequence_parallel;
+          out.push_back(st);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<int> node_counts_for(int devices, bool is_max, int devices_per_node, int min_devices) {
+  if (devices <= 0 || devices % devices_per_node != 0) {
+    throw ConfigError("<command line>", is_max ? "--max-devices" : "--devices",
+                      fmt::format("{} is not a positive multiple of the {} devices per node", devices, devices_per_node));
+  }
+  const int max_nodes = devices / devices_per_node;
+  if (!is_max) return {max_nodes};
+  std::vector<int> out;
+  for (int n = 1; n < max_nodes; n *= 2) {
+    if (n * devices_per_node >= min_devices) out.push_back(n);
+  }
+  out.push_back(max_nodes);
+  return out;
+}
+
+std::vector<Strategy> enumerate_strategies(const Scenario& base, const SearchBounds& b) {
+  const TransformerSpec& m = base.model;
+  const int per_node = base.cluster.node.devices_per_node;
+  std::vector<int> nodes = b.node_counts.empty() ? std::vector<int>{base.cluster.nodes} : b.node_counts;
+  std::vector<Strategy> out;
+  for (int n : nodes) {
+    const long devices = static_cast<long>(n) * per_node;
+    for (int tp : divisors(m.heads)) {
+      if (!tp_fits_model(m, tp) || (!b.tp_beyond_node && tp > per_node) || devices % tp != 0) continue;
+      for (int pp : divisors(m.layers)) {
+        if (devices % (static_cast<long>(tp) * pp) != 0) continue;
+        for (int cp = 1; cp <= b.max_cp; cp *= 2) {
+          const long mp = static_cast<long>(tp) * pp * cp;
+          if (base.training.seq_len % cp != 0 || devices % mp != 0) continue;
+          const int dp = static_cast<int>(devices / mp);
+          if (base.training.global_batch % dp != 0) continue;
+          const Layout l{n, tp, pp, cp, dp};
+          for (ScheduleKind kind : b.schedules) {
+            if (kind == ScheduleKind::interleaved_1f1b) {
+              if (pp == 1) continue;
+              for (int vp : divisors(m.layers / pp)) {
+                if (vp > 1) add_training_choices(base, b, l, kind, vp, out);
+              }
+            } else {
+              add_training_choices(base, b, l, kind, 1, out);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace clustersim::plan

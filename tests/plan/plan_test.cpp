@@ -1,0 +1,137 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "plan_test_support.hpp"
+#include "sim/core/diagnostics.hpp"
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/plan/memory_estimate.hpp"
+#include "sim/plan/plan_report.hpp"
+#include "sim/plan/planner.hpp"
+
+using namespace clustersim;
+using namespace clustersim::plan;
+using namespace clustersim::plan::testing;
+
+namespace {
+
+Scenario small_experiment() { return config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu"); }
+
+std::vector<config::Override> overrides_of(const Strategy& st) {
+  return {{"/parallelism/tp", std::to_string(st.tp)},
+          {"/parallelism/pp", std::to_string(st.pp)},
+          {"/parallelism/dp", std::to_string(st.dp)},
+          {"/parallelism/cp", std::to_string(st.cp)},
+          {"/parallelism/vp", std::to_string(st.vp)},
+          {"/parallelism/schedule", std::string(to_string(st.schedule))},
+          {"/parallelism/zero_stage", std::to_string(st.zero_stage)},
+          {"/parallelism/sequence_parallel", st.sequence_parallel ? "true" : "false"},
+          {"/training/micro_batch", std::to_string(st.micro_batch)},
+          {"/training/recompute", recompute_name(st.recompute)}};
+}
+
+}  // namespace
+
+TEST_CASE("every enumerated strategy is accepted by the config layer", "[plan][planner]") {
+  const Scenario base = small_experiment();
+  const std::vector<Strategy> space = enumerate_strategies(base, {});
+  REQUIRE(space.size() > 100);
+  // Every 17th strategy (a spread over all axes) through the JSON path: no ConfigError.
+  for (std::size_t i = 0; i < space.size(); i += 17) {
+    INFO(describe(space[i]));
+    const auto o = overrides_of(space[i]);
+    CHECK_NOTHROW(config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu", o));
+  }
+}
+
+TEST_CASE("the memory estimate prunes only strategies the engine also finds over memory", "[plan][planner]") {
+  Scenario base = config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu",
+                                        std::vector<config::Override>{{"/cluster/node/device/memory/capacity", "24 GiB"}});
+  const std::vector<Strategy> space = enumerate_strategies(base, {});
+  int pruned = 0, kept = 0;
+  for (std::size_t i = 0; i < space.size(); i += 7) {
+    Scenario s = base;
+    apply(space[i], s);
+    const bool estimate_fits = estimated_peak_memory(s) <= s.cluster.node.device.memory_capacity;
+    const StepResult r = run_analytic(s);
+    INFO(describe(space[i]));
+    if (!estimate_fits) {
+      ++pruned;
+      CHECK_FALSE(r.fits);
+    } else {
+      ++kept;
+    }
+  }
+  CHECK(pruned > 0);
+  CHECK(kept > 0);
+}
+
+TEST_CASE("the planner's top choice for a small model fits memory and is no worse than any other", "[plan][planner]") {
+  const Scenario base = small_experiment();
+  PlanOptions o;
+  o.threads = 2;
+  const PlanResult r = plan_strategies(base, o);
+  REQUIRE_FALSE(r.ranked.empty());
+  CHECK(r.enumerated == r.pruned_memory + r.simulated);
+  CHECK(r.ranked.size() == r.simulated - r.over_memory - r.invalid - r.past_deadline);
+  const PlanCandidate& top = r.ranked.front();
+  CHECK(top.headroom.value() >= 0);
+  CHECK(top.mfu > 0);
+  CHECK(top.mfu < 1);
+  for (const PlanCandidate& c : r.ranked) CHECK(top.objective <= c.objective);
+  CHECK(std::is_sorted(r.ranked.begin(), r.ranked.end(),
+                       [](const PlanCandidate& a, const PlanCandidate& b) { return a.objective < b.objective; }));
+  // The winner, rebuilt through the JSON path, predicts the same step time and fits.
+  const Scenario again = config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu", overrides_of(top.strategy));
+  const StepResult check = run_analytic(again);
+  CHECK(check.fits);
+  CHECK(check.step_time.value() == Approx(top.step_time.value()).epsilon(1e-12));
+}
+
+TEST_CASE("the ranking does not depend on the thread count", "[plan][planner]") {
+  const Scenario base = small_experiment();
+  PlanOptions one, three;
+  three.threads = 3;
+  CHECK(plan_json(plan_strategies(base, one), 20, true) == plan_json(plan_strategies(base, three), 20, true));
+}
+
+TEST_CASE("the Pareto front is sorted by time and strictly improves cost", "[plan][planner]") {
+  const Scenario base = small_experiment();
+  PlanOptions o;
+  o.objective = Objective::cost;
+  o.bounds.node_counts = node_counts_for(32, true, 8);
+  const PlanResult r = plan_strategies(base, o);
+  const auto front = pareto_front(r);
+  REQUIRE(front.size() >= 2);
+  for (std::size_t i = 1; i < front.size(); ++i) {
+    CHECK(front[i].step_time >= front[i - 1].step_time);
+    CHECK(front[i].device_hours < front[i - 1].device_hours);
+  }
+  // No feasible candidate dominates a point of the front.
+  for (const PlanCandidate& f : front) {
+    for (const PlanCandidate& c : r.ranked) {
+      CHECK_FALSE((c.step_time < f.step_time && c.device_hours < f.device_hours));
+    }
+  }
+  CHECK_THAT(plan_text(r, 3, true), Catch::Contains("Pareto front"));
+}
+
+TEST_CASE("objectives that need missing sections are refused with a message", "[plan][planner]") {
+  const Scenario base = small_experiment();
+  PlanOptions o;
+  o.objective = Objective::energy;
+  CHECK_THROWS_AS(plan_strategies(base, o), ConfigError);
+  PlanOptions d;
+  d.deadline = Seconds(86400);
+  CHECK_THROWS_AS(plan_strategies(base, d), ConfigError);
+  CHECK_THROWS_AS(parse_objective("speed"), ConfigError);
+  CHECK_THROWS_AS(node_counts_for(12, false, 8), ConfigError);
+  CHECK(node_counts_for(64, true, 8) == std::vector<int>{1, 2, 4, 8});
+}
+
+TEST_CASE("every top strategy carries a one-line reason", "[plan][planner]") {
+  const PlanResult r = plan_strategies(small_experiment(), {});
+  REQUIRE(r.ranked.size() >= 3);
+  CHECK_THAT(why_it_ranks(r, 0), Catch::Contains("better time than #2") && Catch::Contains("headroom"));
+  CHECK_THAT(why_it_ranks(r, 2), Catch::Contains("worse time than #1"));
+}

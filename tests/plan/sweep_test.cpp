@@ -1,0 +1,146 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "plan_test_support.hpp"
+#include "sim/core/diagnostics.hpp"
+#include "sim/plan/merge.hpp"
+#include "sim/plan/sweep_runner.hpp"
+
+using namespace clustersim;
+using namespace clustersim::plan;
+using namespace clustersim::plan::testing;
+
+namespace {
+
+// 24 points on one DGX A100: some fit, some do not fit in memory (micro-batch 64 without recomputation),
+// some are invalid (tp 3 does not divide the heads, micro-batch 64 with a global batch of 64).
+SweepSpace small_space() {
+  return SweepSpace({parse_vary("/parallelism/tp=1,3"), parse_vary("/training/micro_batch=1,4,64"),
+                     parse_vary("/training/global_batch=64,512"), parse_vary("/training/recompute=none,full")},
+                    false);
+}
+
+SweepJob job_for(const SweepSpace& space, const std::filesystem::path& out, RowFormat format = RowFormat::csv) {
+  SweepJob job;
+  job.paths = bundled_catalog();
+  config::ExperimentLoader loader(job.paths);
+  job.document = loader.load("gpt2-1b-a100-8gpu");
+  job.space = &space;
+  job.output = out;
+  job.format = format;
+  return job;
+}
+
+void truncate_mid_line(const std::filesystem::path& p, double fraction) {
+  const auto size = std::filesystem::file_size(p);
+  auto cut = static_cast<std::uintmax_t>(static_cast<double>(size) * fraction);
+  const std::string text = read_file(p);
+  if (text[cut - 1] == '\n') ++cut;  // make sure the kill lands inside a line
+  std::filesystem::resize_file(p, cut);
+}
+
+}  // namespace
+
+TEST_CASE("a sweep writes one row per point in index order, infeasible points as rows with a reason", "[plan][sweep]") {
+  TempDir dir;
+  const SweepSpace space = small_space();
+  const SweepSummary s = run_sweep(job_for(space, dir / "all.csv"));
+  CHECK(s.written == 24);
+  CHECK(s.ok > 0);
+  CHECK(s.infeasible > 0);
+  CHECK(s.invalid > 0);
+  CHECK(s.error == 0);
+  const std::string text = read_file(dir / "all.csv");
+  const auto lines = sorted_lines(text);
+  CHECK(lines.size() == 25);
+  CHECK(text.starts_with("index,/parallelism/tp,/training/micro_batch,/training/global_batch,/training/recompute,status,reason,"));
+  CHECK_THAT(text, Catch::Contains("step_time_s"));
+  CHECK_THAT(text, Catch::Contains(",infeasible,memory: "));
+  CHECK_THAT(text, Catch::Contains("does not divide the number of attention heads"));
+}
+
+TEST_CASE("the output does not depend on the number of threads", "[plan][sweep]") {
+  TempDir dir;
+  const SweepSpace space = small_space();
+  run_sweep(job_for(space, dir / "one.csv"));
+  SweepJob two = job_for(space, dir / "two.csv");
+  two.jobs = 3;
+  run_sweep(two);
+  CHECK(read_file(dir / "one.csv") == read_file(dir / "two.csv"));
+}
+
+TEST_CASE("resuming a killed sweep yields the file of an uninterrupted run", "[plan][sweep]") {
+  TempDir dir;
+  const SweepSpace space = small_space();
+  for (RowFormat format : {RowFormat::csv, RowFormat::jsonl}) {
+    const std::string ext = format == RowFormat::csv ? ".csv" : ".jsonl";
+    run_sweep(job_for(space, dir / ("full" + ext), format));
+    SweepJob job = job_for(space, dir / ("killed" + ext), format);
+    run_sweep(job);
+    truncate_mid_line(dir / ("killed" + ext), 0.55);
+    job.resume = true;
+    const SweepSummary s = run_sweep(job);
+    CHECK(s.truncated_bytes > 0);
+    CHECK(s.skipped > 0);
+    CHECK(s.skipped + s.written == 24);
+    CHECK(sorted_lines(read_file(dir / ("killed" + ext))) == sorted_lines(read_file(dir / ("full" + ext))));
+    CHECK(read_file(dir / ("killed" + ext)) == read_file(dir / ("full" + ext)));
+  }
+}
+
+TEST_CASE("resuming a complete sweep computes nothing; a file of another sweep is refused", "[plan][sweep]") {
+  TempDir dir;
+  const SweepSpace space = small_space();
+  SweepJob job = job_for(space, dir / "a.csv");
+  run_sweep(job);
+  job.resume = true;
+  CHECK(run_sweep(job).written == 0);
+  const SweepSpace other({parse_vary("/training/micro_batch=1,2")}, false);
+  SweepJob wrong = job_for(other, dir / "a.csv");
+  wrong.resume = true;
+  CHECK_THROWS_AS(run_sweep(wrong), ConfigError);
+}
+
+TEST_CASE("n shards merged equal the unsharded sweep", "[plan][sweep]") {
+  TempDir dir;
+  const SweepSpace space = small_space();
+  run_sweep(job_for(space, dir / "all.csv"));
+  std::vector<std::filesystem::path> parts;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    SweepJob job = job_for(space, dir / ("part" + std::to_string(i) + ".csv"));
+    job.shard = {i, 3};
+    run_sweep(job);
+    parts.push_back(job.output);
+  }
+  parts.push_back(parts.front());  // a shard given twice: duplicates are dropped
+  const MergeSummary m = merge_files(dir / "merged.csv", parts, RowFormat::csv);
+  CHECK(m.rows == 24);
+  CHECK(m.duplicates == 8);
+  CHECK(read_file(dir / "merged.csv") == read_file(dir / "all.csv"));
+}
+
+TEST_CASE("merge refuses files with other columns", "[plan][sweep]") {
+  TempDir dir;
+  const SweepSpace a({parse_vary("/training/micro_batch=1,2")}, false);
+  const SweepSpace b({parse_vary("/training/recompute=none,full")}, false);
+  run_sweep(job_for(a, dir / "a.csv"));
+  run_sweep(job_for(b, dir / "b.csv"));
+  CHECK_THROWS_AS(merge_files(dir / "m.csv", {dir / "a.csv", dir / "b.csv"}, RowFormat::csv), ConfigError);
+}
+
+TEST_CASE("unknown or malformed --vary pointers are rejected before anything is written", "[plan][sweep]") {
+  TempDir dir;
+  const SweepSpace space({parse_vary("/parallelism/tpp=1,2"), parse_vary("/training/micro_batch=1,2")}, false);
+  try {
+    run_sweep(job_for(space, dir / "x.csv"));
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    REQUIRE(e.diagnostics().size() == 1);
+    CHECK(e.diagnostics().front().pointer == "/parallelism/tpp");
+    CHECK_THAT(e.diagnostics().front().message, Catch::Contains("unknown key"));
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "x.csv"));
+  const SweepSpace deep({parse_vary("/parallelism/tp/x=1")}, false);
+  CHECK_THROWS_AS(run_sweep(job_for(deep, dir / "y.csv")), ConfigError);
+}
