@@ -9,9 +9,11 @@ namespace clustersim {
 namespace {
 
 // Step energy of `s` run as given (no cap applied to the device here) with state powers of `spec`.
-ScenarioStepEnergy evaluate(const Scenario& s, const EnergySpec& spec) {
+ScenarioStepEnergy evaluate(const Scenario& s, const EnergySpec& spec, const std::vector<NodeTiming>* given = nullptr) {
   const StepGraph g = build_step_graph(s);
-  const std::vector<NodeTiming> timing = evaluate_timeline(g);
+  // An engine timeline is per node of this same graph; anything else is re-evaluated analytically.
+  const bool use_given = given != nullptr && given->size() == g.nodes.size();
+  const std::vector<NodeTiming> timing = use_given ? *given : evaluate_timeline(g);
   Seconds step_time(0);
   for (const NodeTiming& t : timing) step_time = max(step_time, t.end);
   const int pp = s.parallelism.pp;
@@ -32,10 +34,10 @@ ClusterShape cluster_shape_of(const Scenario& s) {
   return ClusterShape{s.cluster.nodes, s.cluster.node.devices_per_node};
 }
 
-ScenarioStepEnergy scenario_step_energy(const Scenario& s) {
+ScenarioStepEnergy scenario_step_energy(const Scenario& s, const std::vector<NodeTiming>* engine_timing) {
   CS_ASSERT(s.energy.has_value(), "scenario without an energy spec");
   const EnergySpec& spec = *s.energy;
-  if (!spec.power_cap) return evaluate(s, spec);
+  if (!spec.power_cap) return evaluate(s, spec, engine_timing);
   return evaluate(capped_scenario(s, apply_power_cap(spec.device, *spec.power_cap)), spec);
 }
 

@@ -15,6 +15,7 @@
 #include "sim/energy/cluster_shape.hpp"
 #include "sim/energy/device_timeline.hpp"
 #include "sim/energy/step_energy.hpp"
+#include "sim/engine/step_result.hpp"
 
 namespace clustersim {
 
@@ -26,8 +27,11 @@ struct ScenarioStepEnergy {
 
 ClusterShape cluster_shape_of(const Scenario& s);
 
-/// Precondition: s.energy is set and valid.
-ScenarioStepEnergy scenario_step_energy(const Scenario& s);
+/// Precondition: s.energy is set and valid. `engine_timing`, when given, is the per-node timing of
+/// the scenario's StepGraph from the engine that produced the step (analytic or flow, StepResult::timeline);
+/// it is used unless a power cap is set or its size differs from the graph (then the analytic engine
+/// evaluates the graph).
+ScenarioStepEnergy scenario_step_energy(const Scenario& s, const std::vector<NodeTiming>* engine_timing = nullptr);
 
 /// One point per cap of s.energy->power_cap_sweep (in order); step_time_factor is relative to the step
 /// without any cap. Precondition: s.energy is set and valid.

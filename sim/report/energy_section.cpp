@@ -119,7 +119,81 @@ void add_run_energy(const EnergySpec& spec, const ClusterShape& shape, const Ste
                                r.device_cost.value());
 }
 
+constexpr const char* kExplainEnergy = R"(How clustersim computes energy, power, carbon and cost (docs/energy.md)
+
+1. Device power per state (configs/energy/device_power.json; TDPs cited, per-state values estimates)
+   idle < waiting < communication < memory < compute <= TDP; each state in [idle, TDP] (else input error).
+   Timeline (sim/energy/graph_timeline.hpp), per pipeline stage, all tp*dp*cp devices of a stage alike:
+     forward/backward op: compute-bound part -> compute, memory-bound part -> memory,
+                          exposed TP/CP/ZeRO communication -> communication
+     pipeline transfer wait before an op -> communication; optimizer step -> memory;
+     gradient reduction on the DP channel -> communication; anything else in the step -> waiting.
+   Overlapping states count as the hungriest: compute > memory > communication > waiting > idle.
+
+2. Per step (sim/energy/step_energy.hpp), T = step time, N nodes of n devices, m_d devices per stage:
+     E_devices = sum_d m_d * sum_s P_s * t_{d,s}
+     E_hosts   = N * P_host * T
+     E_network = (N * nics * P_nic + N * nics * ports_per_nic * (P_switch_port + P_optics)) * T
+     E_cooling = (PUE - 1) * (E_devices + E_hosts + E_network)        (PUE: The Green Grid WP#49)
+     joules_per_step = sum of the four; joules_per_token = / tokens per step; joules_per_device = / (N n)
+     avg_power_w.device = E_devices / (N n T); .node = n * device + P_host + nics * P_nic;
+     avg_power_w.cluster = joules_per_step / T (facility power)
+     peak_power_w.cluster = (max over the timeline of summed device power + static IT) * PUE
+     cost_usd_per_step = electricity price * joules_per_step + device rate * N n * T
+
+3. Per run (sim/energy/run_energy.hpp), from the run model's time in each state, mean over trials:
+     training, recomputing: avg_power_w.cluster; restarting, repair_wait: (devices idle + static IT) * PUE;
+     restoring: + storage checkpoint_io; checkpoint_stall: (devices waiting + static IT + storage) * PUE
+     run.energy_mwh = sum P_state * t_state / 3.6e9 J
+     run.co2e_t = energy * carbon intensity / 1000 kg                    (Patterson et al. 2021, sec. 2.5)
+     run.cost_usd = energy * electricity price + device rate * devices * wall time
+     device rate = price.device_hour, or capex.per_device / capex.amortisation, or 0
+
+4. Power cap (models/energy/power_cap.hpp, models/energy/dvfs.hpp; CMOS P_dyn ~ f^3, Weste & Harris ch. 5)
+     P_s(r) = P_idle + (P_s - P_idle) * ((1 - k_s) + k_s r^alpha);  t_s(r) = t_s ((1 - sigma_s) + sigma_s / r)
+     a state above the cap runs at the r_s that brings it to the cap (clamped to min_clock_ratio);
+     k = (idle 0, compute 1, memory 0.5, communication 0.3, waiting 1), sigma = (0, 1, 0.2, 0.05, 0), alpha 3.
+     The step engine is re-run with peak FLOP/s / t_compute factor, HBM bandwidth / t_memory factor and
+     link bandwidths / t_communication factor (sim/energy/capped_scenario.hpp); a cap >= TDP changes nothing.
+
+5. Defaults when the `energy` section omits a key (each one used is listed under energy.defaults_used):
+     device: catalog entry of the cluster's device (or alias); else the reference entry scaled by TDP
+     node: energy catalog node entry (average host power); else the node's host_power (an upper bound)
+           and the catalog default NIC power; nics from the node
+     network: fat tree -> (2L - 1) switch ports per NIC, L tiers of radix-64 switches for the NIC count,
+              port and optics power from configs/energy/infrastructure_power.json; other topologies 0 W
+     storage 0 W, pue 1.0 (IT only), carbon intensity 0, prices 0.
+   Experiments without an `energy` section get these defaults when their device has its own catalog entry.
+
+6. Validation: Patterson et al. 2021 Table 4 runs, MWh = days * 24 h * chips * avg system power * PUE,
+   tCO2e with the datacenter's carbon intensity (configs/energy/carbon_intensity.json); `clustersim validate`.
+)";
+
+std::string explain_inputs(const Scenario& s) {
+  const EnergySpec& e = *s.energy;
+  std::string out = fmt::format("\nInputs of experiment {}\n", s.name);
+  out += fmt::format("  device {} TDP {:.0f} W; state power W:", e.device.device, e.device.tdp.value());
+  for (DeviceState st : kAllDeviceStates) out += fmt::format(" {} {:.0f}", to_string(st), e.device.power[st].value());
+  out += fmt::format("\n  node: host {:.0f} W, {} NICs of {:.0f} W; network: {:.3g} switch ports per NIC at {:.0f} + {:.0f} W\n",
+                     e.node.host.value(), e.node.nics, e.node.nic.value(), e.network.ports_per_nic,
+                     e.network.switch_port.value(), e.network.optics_port.value());
+  out += fmt::format("  storage {:.0f} W during checkpoint I/O; PUE {:.3g}; carbon {:.4g} gCO2e/kWh\n",
+                     e.storage.checkpoint_io.value(), e.pue, e.carbon_intensity.value() * kJoulesPerKwh * 1000.0);
+  out += fmt::format("  electricity {:.4g} USD/kWh; device time {:.4g} USD/h\n", e.pricing.electricity.value() * kJoulesPerKwh,
+                     e.pricing.device_time_rate().value() * 3600.0);
+  if (e.power_cap) out += fmt::format("  power cap {:.0f} W\n", e.power_cap->value());
+  for (const std::string& d : e.defaults_used) out += fmt::format("  default: {}\n", d);
+  return out;
+}
+
 }  // namespace
+
+std::string explain_energy(const Scenario* s) {
+  std::string out = kExplainEnergy;
+  if (s != nullptr && s->energy) out += explain_inputs(*s);
+  if (s != nullptr && !s->energy) out += fmt::format("\nExperiment {} has no energy figures (no energy section and no catalog entry for device {}).\n", s->name, s->cluster.node.device.name);
+  return out;
+}
 
 RunEnergy mean_run_energy(const EnergySpec& spec, const ClusterShape& shape, const StepEnergy& step,
                           const run::RunResult& run) {
@@ -148,7 +222,8 @@ RunEnergy mean_run_energy(const EnergySpec& spec, const ClusterShape& shape, con
 void add_energy_section(const Scenario& s, Prediction& p) {
   if (!s.energy) return;
   const EnergySpec& spec = *s.energy;
-  const ScenarioStepEnergy se = scenario_step_energy(s);
+  const bool engine_timeline = p.step.timeline.size() > 0 && !spec.power_cap;
+  const ScenarioStepEnergy se = scenario_step_energy(s, engine_timeline ? &p.step.timeline : nullptr);
   json j = step_json(spec, se, s.cluster.devices());
   p.energy_text = step_text(spec, se);
   if (!spec.power_cap_sweep.empty()) {
@@ -159,6 +234,7 @@ void add_energy_section(const Scenario& s, Prediction& p) {
   json defaults = json::array();
   for (const std::string& d : spec.defaults_used) defaults.push_back(d);
   j["defaults_used"] = defaults;
+  j["timeline_engine"] = engine_timeline ? p.step.engine : std::string("analytic");
   p.energy_json = std::move(j);
   if (p.run && !p.run->trial_outcomes.empty()) add_run_energy(spec, cluster_shape_of(s), se.energy, p);
 }

@@ -26,6 +26,11 @@ namespace clustersim {
 /// p.run_json when p.run is present.
 void add_energy_section(const Scenario& s, Prediction& p);
 
+/// `clustersim explain energy`: every formula, default and source of the energy figures; with a
+/// scenario that has an energy spec, also the inputs it resolved to (state powers, host, network, PUE,
+/// carbon intensity, prices, caps) and the defaults it used.
+std::string explain_energy(const Scenario* s = nullptr);
+
 /// Run energy averaged over the trials of `run` (each trial's state times through compute_run_energy).
 /// Precondition: run.trial_outcomes is not empty.
 RunEnergy mean_run_energy(const EnergySpec& spec, const ClusterShape& shape, const StepEnergy& step,

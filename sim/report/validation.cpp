@@ -9,6 +9,7 @@
 #include "sim/config/experiment_loader.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/report/energy_validation.hpp"
 
 namespace clustersim {
 namespace {
@@ -54,6 +55,10 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
   out.skipped = set.skipped;
   config::ExperimentLoader loader(paths);
   for (const config::ReferenceCase& c : set.cases) {
+    if (config::is_energy_case(c)) {
+      append_energy_validation(c, paths, out);
+      continue;
+    }
     nlohmann::json doc = c.experiment;
     std::vector<config::Override> overrides;
     if (doc.contains("devices_per_node_override")) {

@@ -1,0 +1,123 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "energy_fixtures.hpp"
+#include "sim/energy/graph_timeline.hpp"
+#include "sim/energy/scenario_energy.hpp"
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/report/prediction.hpp"
+
+using namespace clustersim;
+
+namespace {
+
+// Power of one representative at time t, found independently of resolve_overlaps(): the hungriest state
+// among the raw intervals covering t, `waiting` when none does.
+double board_power_at(const DeviceTimeline& d, double t, const PerState<Watts>& power) {
+  int best = -1;
+  DeviceState state = DeviceState::waiting;
+  for (const StateInterval& iv : d.intervals) {
+    if (iv.start.value() <= t && t < iv.end.value() && overlap_rank(iv.state) > best) {
+      best = overlap_rank(iv.state);
+      state = iv.state;
+    }
+  }
+  return power[state].value();
+}
+
+// Integral over [0, T] of the cluster's facility power, segment by segment between interval edges.
+double integrate_facility_power(const StepTimeline& tl, const EnergySpec& spec, const ClusterShape& shape) {
+  std::set<double> edges{0.0, tl.step_time.value()};
+  for (const auto& d : tl.devices) {
+    for (const auto& iv : d.intervals) {
+      edges.insert(std::clamp(iv.start.value(), 0.0, tl.step_time.value()));
+      edges.insert(std::clamp(iv.end.value(), 0.0, tl.step_time.value()));
+    }
+  }
+  const double static_it = static_it_power(spec, shape).value();
+  double joules = 0.0;
+  double prev = 0.0;
+  for (double e : edges) {
+    if (e <= prev) continue;
+    const double mid = 0.5 * (prev + e);
+    double devices = 0.0;
+    for (const auto& d : tl.devices) devices += d.multiplicity * board_power_at(d, mid, spec.device.power);
+    joules += (devices + static_it) * spec.pue * (e - prev);
+    prev = e;
+  }
+  return joules;
+}
+
+Scenario with_energy(nlohmann::json doc, const char* energy) {
+  doc["energy"] = nlohmann::json::parse(energy);
+  return test::build(doc);
+}
+
+}  // namespace
+
+TEST_CASE("the integral of per-state power over the step timeline equals the reported joules") {
+  const Scenario s = with_energy(test::h100_pipeline_experiment(),
+                                 R"({"pue": 1.2, "network": "ib-ndr-fat-tree-2-tier"})");
+  const Prediction p = predict(s);
+  REQUIRE(p.energy_json.is_object());
+  // Rebuild the timeline the way an independent reader of the engine would.
+  const StepGraph g = build_step_graph(s);
+  const auto timing = evaluate_timeline(g);
+  const StepTimeline tl = step_timeline_of(g, timing, p.step.step_time, s.cluster.devices() / s.parallelism.pp);
+  const double integral = integrate_facility_power(tl, *s.energy, cluster_shape_of(s));
+  CHECK(p.energy_json["joules_per_step"].get<double>() == Approx(integral).epsilon(1e-9));
+  CHECK(p.energy_json["step_time_s"].get<double>() == Approx(p.step.step_time.value()).epsilon(1e-12));
+  double parts = 0.0;
+  for (const char* k : {"devices", "hosts", "network", "cooling"}) parts += p.energy_json["by_component"][k].get<double>();
+  CHECK(parts == Approx(p.energy_json["joules_per_step"].get<double>()));
+  CHECK(p.energy_json["joules_per_token"].get<double>() ==
+        Approx(p.energy_json["joules_per_step"].get<double>() / p.step.tokens_per_step));
+}
+
+TEST_CASE("time per state on the timeline matches the engine's stage accounting") {
+  const Scenario s = test::build(test::h100_pipeline_experiment());
+  const StepResult r = run_analytic(s);
+  const ScenarioStepEnergy se = scenario_step_energy(s);
+  const StepActivity a = summarize(se.timeline);
+  REQUIRE(a.devices.size() == r.stages.size());
+  for (std::size_t st = 0; st < r.stages.size(); ++st) {
+    INFO("stage " << st);
+    const StageSummary& ss = r.stages[st];
+    CHECK(a.devices[st].time[DeviceState::compute].value() == Approx(ss.compute_bound.value()).epsilon(1e-9));
+    CHECK(a.devices[st].time[DeviceState::memory].value() ==
+          Approx((ss.compute - ss.compute_bound + ss.optimizer).value()).epsilon(1e-9));
+    Seconds total(0);
+    for (DeviceState x : kAllDeviceStates) total += a.devices[st].time[x];
+    CHECK(total.value() == Approx(r.step_time.value()));
+  }
+  CHECK(se.energy.peak_is_upper_bound == false);
+  CHECK(se.energy.peak_power.cluster >= se.energy.avg_power.cluster);
+}
+
+TEST_CASE("the report carries the issue's energy keys, and run MWh, CO2e and cost with a run section") {
+  nlohmann::json doc = test::h100_pipeline_experiment();
+  doc["run"] = {{"tokens", "1B"}};
+  const Scenario s = with_energy(doc, R"({"carbon_intensity": "429 gCO2e/kWh", "pue": 1.1,
+      "price": {"electricity": "0.08 USD/kWh", "device_hour": "2 USD/h"}})");
+  const Prediction p = predict(s);
+  const nlohmann::json j = prediction_json(s, p);
+  for (const char* k : {"joules_per_step", "joules_per_token", "avg_power_w", "by_component"}) CHECK(j["energy"].contains(k));
+  for (const char* k : {"device", "node", "cluster"}) CHECK(j["energy"]["avg_power_w"][k].get<double>() > 0.0);
+  for (const char* k : {"devices", "hosts", "network", "cooling"}) CHECK(j["energy"]["by_component"].contains(k));
+  REQUIRE(j.contains("run"));
+  const double mwh = j["run"]["energy_mwh"].get<double>();
+  CHECK(mwh > 0.0);
+  CHECK(j["run"]["co2e_t"].get<double>() == Approx(mwh * 0.429));
+  const double wall_h = p.run->wall_time.mean.value() / 3600.0;
+  CHECK(j["run"]["cost_usd"].get<double>() == Approx(mwh * 80.0 + 2.0 * 32 * wall_h).epsilon(1e-6));
+  // Training energy is at least the failure-free steps at the step's average power.
+  const double useful_mwh = p.run->useful_time.value() * j["energy"]["avg_power_w"]["cluster"].get<double>() / 3.6e9;
+  CHECK(mwh >= useful_mwh * (1.0 - 1e-9));
+}
+
+TEST_CASE("same input gives byte-identical energy JSON") {
+  const Scenario s = with_energy(test::a100_experiment(), R"({"power_cap_sweep": ["400 W", "300 W"]})");
+  CHECK(predict(s).energy_json.dump() == predict(s).energy_json.dump());
+}
