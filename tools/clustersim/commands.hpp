@@ -18,6 +18,9 @@ using Command = std::function<int()>;
 
 Command add_run_command(CLI::App& app, const GlobalOptions& global);
 Command add_validate_command(CLI::App& app, const GlobalOptions& global);
+Command add_sweep_command(CLI::App& app, const GlobalOptions& global);
+Command add_plan_command(CLI::App& app, const GlobalOptions& global);
+Command add_merge_command(CLI::App& app, const GlobalOptions& global);
 Command add_explain_command(CLI::App& app, const GlobalOptions& global);
 Command add_collective_command(CLI::App& app, const GlobalOptions& global);
 Command add_topo_command(CLI::App& app, const GlobalOptions& global);

@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   };
   add("run", "predict one experiment", cli::add_run_command);
   add("validate", "compare predictions with measured runs", cli::add_validate_command);
+  add("sweep", "evaluate a grid of experiment variants (--vary), streamed to CSV/JSON Lines", cli::add_sweep_command);
+  add("plan", "search parallelization strategies (and device counts) that fit memory", cli::add_plan_command);
+  add("merge", "combine sweep shard files into one, sorted by point index", cli::add_merge_command);
   add("explain", "show how a figure is computed (formulas, defaults, sources)", cli::add_explain_command);
   add("collective", "nccl-tests-style sweep of one collective on a cluster", cli::add_collective_command);
   add("topo", "describe a cluster's network: inventory, bisection, hops, oversubscription", cli::add_topo_command);
