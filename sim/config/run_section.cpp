@@ -32,9 +32,10 @@ constexpr std::array<EnumName<CheckpointMode>, 2> kModeNames{
     {{"sync", CheckpointMode::sync}, {"async", CheckpointMode::async}}};
 constexpr std::array<EnumName<CheckpointTier>, 2> kTierNames{
     {{"storage", CheckpointTier::storage}, {"peer_memory", CheckpointTier::peer_memory}}};
-constexpr std::array<EnumName<RecoveryPolicy>, 3> kPolicyNames{{{"hot_spare", RecoveryPolicy::hot_spare},
-                                                                {"wait_for_repair", RecoveryPolicy::wait_for_repair},
-                                                                {"elastic", RecoveryPolicy::elastic}}};
+constexpr std::array<EnumName<RecoveryPolicy>, 3> kPolicyNames{
+    {{"hot_spare", RecoveryPolicy::hot_spare},
+     {"wait_for_repair", RecoveryPolicy::wait_for_repair},
+     {"elastic", RecoveryPolicy::elastic}}};
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
@@ -131,7 +132,8 @@ run::RunSpec read_run(ObjectReader& r) {
   run::RunSpec spec = run::default_run_spec();
   if (auto tokens = r.get_quantity("tokens", Dimension::count)) spec.tokens = *tokens;
   if (auto steps = r.get_integer("steps", {.min = 1, .max = kInt64Max})) spec.steps = *steps;
-  if (auto seed = r.get_integer("seed", {.min = 0, .max = kInt64Max})) spec.seed = static_cast<std::uint64_t>(*seed);
+  if (auto seed = r.get_integer("seed", {.min = 0, .max = kInt64Max}))
+    spec.seed = static_cast<std::uint64_t>(*seed);
   spec.trials = r.integer("trials", spec.trials);
   spec.what_if_trials = r.integer("what_if_trials", spec.what_if_trials);
   if (auto f = r.child("failures")) {

@@ -36,7 +36,9 @@ std::string human(Seconds t) {
   return fmt::format("{:.3g} d", s / kDay);
 }
 
-std::string percent(double x) { return fmt::format("{:.1f} %", 100.0 * x); }
+std::string percent(double x) {
+  return fmt::format("{:.1f} %", 100.0 * x);
+}
 
 nlohmann::json lost_time_json(const run::LostTime& l) {
   const Seconds total =
@@ -54,11 +56,12 @@ nlohmann::json lost_time_json(const run::LostTime& l) {
 nlohmann::json what_if_json(const std::vector<run::WhatIfRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const run::WhatIfRow& w : rows) {
-    out.push_back({{"interval_s", w.interval.value()},
-                   {"mode", run::to_string(w.mode)},
-                   {"feasible", w.feasible},
-                   {"goodput", w.feasible ? nlohmann::json(w.goodput_mean) : nlohmann::json()},
-                   {"wall_time_s", w.feasible ? nlohmann::json(w.wall_time_mean.value()) : nlohmann::json()}});
+    out.push_back(
+        {{"interval_s", w.interval.value()},
+         {"mode", run::to_string(w.mode)},
+         {"feasible", w.feasible},
+         {"goodput", w.feasible ? nlohmann::json(w.goodput_mean) : nlohmann::json()},
+         {"wall_time_s", w.feasible ? nlohmann::json(w.wall_time_mean.value()) : nlohmann::json()}});
   }
   return out;
 }
@@ -172,15 +175,17 @@ std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r) {
   const run::LostTime& l = r.lost_time_mean;
   line("lost time", fmt::format("recompute {}, restart {}, repair wait {}, restore {}", human(l.recompute),
                                 human(l.restart), human(l.repair_wait), human(l.restore)));
-  line("", fmt::format("checkpoint stalls {}, stragglers {}, degraded (elastic) {}", human(l.checkpoint_stall),
-                       human(l.straggler), human(l.degraded)));
+  line("", fmt::format("checkpoint stalls {}, stragglers {}, degraded (elastic) {}",
+                       human(l.checkpoint_stall), human(l.straggler), human(l.degraded)));
   const run::CheckpointReport& k = r.checkpoint;
   line("checkpoint", fmt::format("{} {} to {}: write {}, stall {}, restore {}",
                                  format_quantity(k.size.value(), Dimension::bytes, 3), run::to_string(k.mode),
                                  run::to_string(k.tier), human(k.write), human(k.stall), human(k.restore)));
-  line("checkpoint interval", fmt::format("{} ({}; Young-Daly sqrt(2 C M) = {})", human(k.interval),
-                                          spec.checkpoint.interval ? "fixed" : "auto", human(k.optimal_interval)));
-  line("recovery", fmt::format("{}, job restart {}", run::to_string(spec.recovery.policy), human(r.restart_time)));
+  line("checkpoint interval",
+       fmt::format("{} ({}; Young-Daly sqrt(2 C M) = {})", human(k.interval),
+                   spec.checkpoint.interval ? "fixed" : "auto", human(k.optimal_interval)));
+  line("recovery",
+       fmt::format("{}, job restart {}", run::to_string(spec.recovery.policy), human(r.restart_time)));
   line("stragglers", fmt::format("step time x{:.4f}", r.straggler_slowdown));
   if (!r.what_if.empty()) out += what_if_text(r.what_if, k.interval, spec.what_if_trials);
   return out;

@@ -15,15 +15,20 @@
 
 namespace clustersim::run::testing {
 
-inline std::filesystem::path repo_root() { return CLUSTERSIM_SOURCE_DIR; }
-inline config::CatalogPaths bundled_catalog() { return {{repo_root() / "configs"}}; }
+inline std::filesystem::path repo_root() {
+  return CLUSTERSIM_SOURCE_DIR;
+}
+inline config::CatalogPaths bundled_catalog() {
+  return {{repo_root() / "configs"}};
+}
 
 /// A fresh directory under the system temp dir, removed on destruction.
 class ScratchDir {
  public:
   ScratchDir() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("clustersim-run-" + std::to_string(rd()) + std::to_string(rd()));
+    path_ = std::filesystem::temp_directory_path() /
+            ("clustersim-run-" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(path_);
   }
   ~ScratchDir() {
@@ -78,7 +83,8 @@ inline std::vector<Diagnostic> diagnostics_of(const ScratchDir& dir, const nlohm
 inline bool has_diagnostic(const std::vector<Diagnostic>& ds, const std::string& file_suffix,
                            const std::string& pointer, const std::string& message_part = "") {
   for (const auto& d : ds) {
-    if (d.file.ends_with(file_suffix) && d.pointer == pointer && d.message.find(message_part) != std::string::npos) {
+    if (d.file.ends_with(file_suffix) && d.pointer == pointer &&
+        d.message.find(message_part) != std::string::npos) {
       return true;
     }
   }

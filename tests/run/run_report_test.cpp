@@ -46,12 +46,14 @@ TEST_CASE("the Llama 3 405B run experiment reports every run key with credible f
   const double goodput = r["goodput"]["mean"].get<double>();
   CHECK(goodput > 0.85);
   CHECK(goodput < 0.97);
-  for (const char* cause : {"accelerator", "memory", "nic", "host", "cable", "storage", "software", "maintenance"}) {
+  for (const char* cause :
+       {"accelerator", "memory", "nic", "host", "cable", "storage", "software", "maintenance"}) {
     INFO(cause);
     CHECK(r["interruptions"][cause].get<double>() > 0.0);
   }
   CHECK(r["interruptions"]["node_fabric"].get<double>() == 0.0);
-  for (const char* k : {"recompute", "restart", "restore", "checkpoint_stall", "straggler", "repair_wait", "degraded"}) {
+  for (const char* k :
+       {"recompute", "restart", "restore", "checkpoint_stall", "straggler", "repair_wait", "degraded"}) {
     INFO(k);
     CHECK(r["lost_time_s"][k].get<double>() >= 0.0);
   }
@@ -129,8 +131,8 @@ TEST_CASE("without a run section the report has no run keys and the step keys do
 TEST_CASE("a checkpoint interval shorter than its write time is a ConfigError naming file and pointer") {
   ScratchDir dir;
   nlohmann::json run = {{"steps", 1000}, {"trials", 10}};
-  run["checkpoint"] = {{"interval", "10 s"}, {"write_bandwidth_per_node", nullptr},
-                       {"aggregate_write_bandwidth", "1 MB/s"}};
+  run["checkpoint"] = {
+      {"interval", "10 s"}, {"write_bandwidth_per_node", nullptr}, {"aggregate_write_bandwidth", "1 MB/s"}};
   const auto file = dir.write("short-interval.json", with_run(run));
   const Scenario s = load(file.string());
   try {
@@ -161,7 +163,8 @@ TEST_CASE("the checkpoint holds each parameter's state once whatever the ZeRO st
   const Scenario base = config::scenario_from_json(small_experiment(), bundled_catalog());
   const double reference = job_shape_of(base, predict(base).step).checkpoint_bytes().value();
   REQUIRE(reference > 0.0);
-  for (const auto& [zero, cp] : std::vector<std::pair<int, int>>{{1, 1}, {2, 1}, {3, 1}, {0, 2}, {1, 2}, {3, 2}}) {
+  for (const auto& [zero, cp] :
+       std::vector<std::pair<int, int>>{{1, 1}, {2, 1}, {3, 1}, {0, 2}, {1, 2}, {3, 2}}) {
     nlohmann::json e = small_experiment();
     e["parallelism"]["zero_stage"] = zero;
     if (cp > 1) {

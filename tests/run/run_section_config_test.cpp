@@ -130,7 +130,8 @@ TEST_CASE("invalid run sections are reported with the file and the JSON pointer"
     message = "interval";
   }
   SECTION("storage bandwidth missing for a sync policy") {
-    run["checkpoint"] = {{"mode", "sync"}, {"write_bandwidth_per_node", nullptr}, {"aggregate_write_bandwidth", nullptr}};
+    run["checkpoint"] = {
+        {"mode", "sync"}, {"write_bandwidth_per_node", nullptr}, {"aggregate_write_bandwidth", nullptr}};
     pointer = "/run/checkpoint/write_bandwidth_per_node";
     message = "write bandwidth";
   }
