@@ -103,10 +103,15 @@ TEST_CASE("a device at 80 % speed slows the whole step through the synchronous d
   const Scenario s = flowtest::narayanan_like(4);
   const flow::FlowRun base = flow::run_flow(s);
   flow::FlowOptions o;
-  o.slow_devices = {{9, 0.8}};  // stage 0 of replica 1 (rank 9 = tp 1 of replica 1)
+  // Stage 1 (it carries the LM head and is the critical stage): rank 25 = tp 1 of replica 1 of stage 1.
+  o.slow_devices = {{25, 0.8}};
   const flow::FlowRun slow = flow::run_flow(s, o);
   const double t0 = base.steps[0].step_time.value(), t1 = slow.steps[0].step_time.value();
-  INFO("nominal " << t0 << " s, with a device at 80 % " << t1 << " s");
+  const auto& n0 = base.steps[0].timeline[0];
+  const auto& n1 = slow.steps[0].timeline[0];
+  INFO("nominal " << t0 << " s, with a device at 80 % " << t1 << " s; first op " << (n0.end - n0.start).value()
+                  << " vs " << (n1.end - n1.start).value() << " s; stage 0 compute "
+                  << base.steps[0].stages[0].compute.value());
   CHECK(t1 > t0 * 1.05);
   CHECK(t1 < t0 / 0.8 * 1.01);
 }
