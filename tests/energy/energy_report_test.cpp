@@ -121,3 +121,17 @@ TEST_CASE("same input gives byte-identical energy JSON") {
   const Scenario s = with_energy(test::a100_experiment(), R"({"power_cap_sweep": ["400 W", "300 W"]})");
   CHECK(predict(s).energy_json.dump() == predict(s).energy_json.dump());
 }
+
+TEST_CASE("the bundled energy experiment predicts a power-cap table with slower, cooler caps") {
+  const Scenario s = config::load_scenario(test::bundled_catalog(), "llama2-70b-h100-512-energy");
+  const Prediction p = predict(s);
+  const auto& sweep = p.energy_json.at("power_cap_sweep");
+  REQUIRE(sweep.size() == 4);
+  CHECK(sweep[0]["step_time_factor"].get<double>() == 1.0);  // 700 W = TDP
+  for (std::size_t i = 1; i < sweep.size(); ++i) {
+    CHECK(sweep[i]["step_time_s"].get<double>() >= sweep[i - 1]["step_time_s"].get<double>());
+    CHECK(sweep[i]["avg_power_w_cluster"].get<double>() < sweep[i - 1]["avg_power_w_cluster"].get<double>());
+  }
+  CHECK(p.energy_json.at("cost_usd_per_token").get<double>() > 0.0);
+  CHECK(p.energy_text.find("power-cap what-if") != std::string::npos);
+}
