@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "sim/config/experiment_loader.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -22,6 +23,20 @@ double metric_value(const StepResult& r, const std::string& name) {
   if (name == "hw_tflops_per_device") return r.hw_tflops_per_device;
   CS_ASSERT(false, "unknown validation metric " + name);
   return 0;
+}
+
+// Builds and predicts one case; on a configuration error returns nullopt with the first diagnostic.
+std::optional<StepResult> predict_case(config::ExperimentLoader& loader, const nlohmann::json& doc,
+                                       const std::string& id, const std::vector<config::Override>& overrides,
+                                       std::string& problem) {
+  try {
+    const config::ResolvedDocument resolved = loader.resolve(doc, id);
+    const Scenario s = loader.build(resolved, overrides);
+    return run_analytic(s);
+  } catch (const ConfigError& e) {
+    problem = e.diagnostics().front().message;
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -65,18 +80,17 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
       overrides.push_back({"/cluster/node/devices_per_node", doc["devices_per_node_override"].dump()});
       doc.erase("devices_per_node_override");
     }
-    try {
-      const config::ResolvedDocument resolved = loader.resolve(doc, c.id);
-      const Scenario s = loader.build(resolved, overrides);
-      const StepResult r = run_analytic(s);
-      for (const config::MeasuredMetric& m : c.metrics) {
-        const double predicted = metric_value(r, m.name);
-        out.rows.push_back({c.id, c.group, m.name, m.value, predicted, (predicted - m.value) / m.value});
-      }
-      out.assumptions.emplace_back(c.id, c.assumptions);
-    } catch (const ConfigError& e) {
-      out.skipped.push_back({c.id, fmt::format("experiment not expressible: {}", e.diagnostics().front().message)});
+    std::string problem;
+    const std::optional<StepResult> r = predict_case(loader, doc, c.id, overrides, problem);
+    if (!r) {
+      out.skipped.push_back({c.id, fmt::format("experiment not expressible: {}", problem)});
+      continue;
     }
+    for (const config::MeasuredMetric& m : c.metrics) {
+      const double predicted = metric_value(*r, m.name);
+      out.rows.push_back({c.id, c.group, m.name, m.value, predicted, (predicted - m.value) / m.value});
+    }
+    out.assumptions.emplace_back(c.id, c.assumptions);
   }
   return out;
 }
