@@ -79,28 +79,37 @@ void derive_torus(const ClusterSpec& c, ClusterTopologySpec& t) {
 
 }  // namespace
 
+ClusterTopologySpec derived_topology(const ClusterSpec& c) {
+  ClusterTopologySpec t;
+  t.nodes = c.nodes;
+  t.node = node_fabric(c.node);
+  const std::string& kind = c.network.topology;
+  if (kind == "single-node" || c.nodes == 1) {
+    t.network = NetworkKind::none;
+  } else if (kind == "fat-tree") {
+    t.network = NetworkKind::fat_tree;
+    derive_fat_tree(c, t);
+  } else if (kind == "torus") {
+    t.network = NetworkKind::torus;
+    derive_torus(c, t);
+  } else if (kind == "dragonfly") {
+    t.network = NetworkKind::dragonfly;
+    t.dragonfly.local = t.node.nic;
+    t.dragonfly.global = t.node.nic;
+  } else {
+    throw ConfigError("", "/network/topology", "unknown network topology '" + kind + "'");
+  }
+  return t;
+}
+
 ClusterFabric cluster_fabric(const ClusterSpec& c) {
   ClusterFabric f;
   if (c.comm.topology) {
     f.topology = *c.comm.topology;
+  } else if (c.network.topology == "dragonfly" && c.nodes > 1) {
+    throw ConfigError("", "/network/groups", "a dragonfly needs its shape: groups, routers_per_group, hosts_per_router, global_links_per_router");
   } else {
-    ClusterTopologySpec& t = f.topology;
-    t.nodes = c.nodes;
-    t.node = node_fabric(c.node);
-    const std::string& kind = c.network.topology;
-    if (kind == "single-node" || c.nodes == 1) {
-      t.network = NetworkKind::none;
-    } else if (kind == "fat-tree") {
-      t.network = NetworkKind::fat_tree;
-      derive_fat_tree(c, t);
-    } else if (kind == "torus") {
-      t.network = NetworkKind::torus;
-      derive_torus(c, t);
-    } else if (kind == "dragonfly") {
-      throw ConfigError("", "/network/groups", "a dragonfly needs its shape: groups, routers_per_group, hosts_per_router, global_links_per_router");
-    } else {
-      throw ConfigError("", "/network/topology", "unknown network topology '" + kind + "'");
-    }
+    f.topology = derived_topology(c);
   }
   LinkEfficiency& e = f.options.efficiency;
   const double intra = c.node.intra.efficiency;

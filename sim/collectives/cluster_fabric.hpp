@@ -33,6 +33,10 @@ struct ClusterFabric {
 /// Throws ConfigError (pointers relative to the cluster document) when no topology can be derived.
 ClusterFabric cluster_fabric(const ClusterSpec& c);
 
+/// The topology derived from the node and network fields alone (the rules above); a dragonfly gets
+/// its link classes but default shape (sim/config overrides it with the explicit keys).
+ClusterTopologySpec derived_topology(const ClusterSpec& c);
+
 /// Near-equal factors of n (dims = 2 or 3), ascending: 4096 -> {16, 16, 16}, 512 -> {8, 8, 8}.
 std::vector<int> near_cubic_dims(int n, int dims);
 
