@@ -56,8 +56,8 @@ TEST_CASE("a sweep writes one row per point in index order, infeasible points as
   CHECK(lines.size() == 25);
   CHECK(text.starts_with("index,/parallelism/tp,/training/micro_batch,/training/global_batch,/training/recompute,status,reason,"));
   CHECK_THAT(text, Catch::Contains("step_time_s"));
-  CHECK_THAT(text, Catch::Contains(",infeasible,memory: "));
-  CHECK_THAT(text, Catch::Contains("does not divide the number of attention heads"));
+  CHECK_THAT(text, Catch::Contains(",infeasible,\"memory: "));
+  CHECK_THAT(text, Catch::Contains(",invalid,/parallelism/dp: tp·pp·dp·cp = 3·1·8·1"));
 }
 
 TEST_CASE("the output does not depend on the number of threads", "[plan][sweep]") {
