@@ -2,6 +2,7 @@
 
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/flow_engine.hpp"
+#include "sim/report/collective_report.hpp"
 #include "sim/report/energy_section.hpp"
 #include "sim/report/run_section.hpp"
 #include "sim/report/step_report.hpp"
@@ -20,6 +21,7 @@ nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool incl
   nlohmann::json j = step_report_json(s, p.step, include_inputs);
   if (!p.run_json.is_null()) j["run"] = p.run_json;
   if (!p.energy_json.is_null()) j["energy"] = p.energy_json;
+  if (s.training.compression.scheme != CompressionScheme::none) j["compression"] = compression_json(s);
   return j;
 }
 
