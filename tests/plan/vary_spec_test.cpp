@@ -72,7 +72,7 @@ TEST_CASE("the cartesian product varies the last axis fastest; zip pairs values"
   CHECK_THROWS_AS(SweepSpace({parse_vary("/a=1,2"), parse_vary("/a=3")}, false), ConfigError);
 }
 
-TEST_CASE("--shard i/n needs 0 <= i < n", "[plan][vary]") {
+TEST_CASE("a shard i/n needs 0 <= i < n", "[plan][vary]") {
   CHECK(parse_shard("2/5").index == 2);
   CHECK(parse_shard("2/5").contains(7));
   CHECK_THROWS_AS(parse_shard("5/5"), ConfigError);
