@@ -53,7 +53,9 @@ namespace {
 
 bool is_pipeline_op(NodeKind k) { return k != NodeKind::dp_sync && k != NodeKind::optimizer; }
 
-MemoryInputs memory_inputs(const Scenario& s, const StepGraph& g, int stage) {
+}  // namespace
+
+MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stage) {
   const ParallelismSpec& par = s.parallelism;
   const TrainingSpec& tr = s.training;
   MemoryInputs in;
@@ -66,7 +68,7 @@ MemoryInputs memory_inputs(const Scenario& s, const StepGraph& g, int stage) {
   in.shape.precision = tr.precision;
   in.layers_on_stage = s.model.layers / par.pp;
   in.chunks = par.vp;
-  in.inflight_chunk_microbatches = peak_inflight_activations(g.schedule, stage);
+  in.inflight_chunk_microbatches = peak_inflight_activations(spec, stage);
   in.first_stage = stage == 0;
   in.last_stage = stage == par.pp - 1;
   in.pp = par.pp;
@@ -78,8 +80,6 @@ MemoryInputs memory_inputs(const Scenario& s, const StepGraph& g, int stage) {
   in.gradient_precision = tr.gradient_precision;
   return in;
 }
-
-}  // namespace
 
 StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline,
                           std::string engine) {
@@ -124,7 +124,7 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
       ss.pipeline_end = nt.end;
     }
     ss.bubble += max(Seconds(0), t_pipe - ss.pipeline_end);
-    ss.memory = memory_per_device(s.model, memory_inputs(s, g, st));
+    ss.memory = memory_per_device(s.model, memory_inputs(s, g.schedule, st));
   }
 
   double bubble_sum = 0.0;

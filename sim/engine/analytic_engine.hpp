@@ -17,6 +17,10 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g);
 /// Builds the graph, evaluates it and computes every metric of the step.
 StepResult run_analytic(const Scenario& s);
 
+/// Memory-model inputs of pipeline stage `stage` of a scenario under schedule `spec` (used by the engines'
+/// reports and by the planner's memory pre-filter, so both count memory the same way).
+MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stage);
+
 /// Metrics shared by all engines: given a graph and its evaluated timeline, fill a StepResult.
 StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline,
                           std::string engine);

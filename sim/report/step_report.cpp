@@ -133,17 +133,4 @@ std::vector<std::pair<std::string, std::string>> flatten_scalars(const nlohmann:
   return out;
 }
 
-std::string step_report_csv(const Scenario& s, const StepResult& r) {
-  nlohmann::json j = step_report_json(s, r, false);
-  j.erase("stages");
-  j["name"] = s.name;
-  const auto cols = flatten_scalars(j);
-  std::string header, values;
-  for (const auto& [k, v] : cols) {
-    header += (header.empty() ? "" : ",") + k;
-    values += (values.empty() ? "" : ",") + (v.find(',') != std::string::npos ? "\"" + v + "\"" : v);
-  }
-  return header + "\n" + values + "\n";
-}
-
 }  // namespace clustersim

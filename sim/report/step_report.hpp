@@ -21,9 +21,6 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
 /// Human-readable summary with units.
 std::string step_report_text(const Scenario& s, const StepResult& r);
 
-/// CSV: a header line and one data line of the scalar metrics (flattened JSON keys, '.'-joined).
-std::string step_report_csv(const Scenario& s, const StepResult& r);
-
 /// Flattens the scalar leaves of a JSON object into (dotted key, value text) pairs, in key order.
 std::vector<std::pair<std::string, std::string>> flatten_scalars(const nlohmann::json& j);
 
