@@ -19,6 +19,11 @@ GroupPlacement place_group(int size, int stride, int devices_per_node) {
   return g;
 }
 
+GroupPlacement flat_ring(GroupPlacement g) {
+  if (g.nodes() > 1) g.per_node = 1;
+  return g;
+}
+
 Seconds ring_phase(Bytes bytes, int k, BytesPerSecond bw, Seconds latency) {
   if (k <= 1 || bytes.value() <= 0.0) return Seconds(0);
   const double steps = k - 1;

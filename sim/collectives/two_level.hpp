@@ -32,6 +32,10 @@ struct GroupPlacement {
 
 /// Placement of a group whose consecutive members are `stride` global ranks apart, with ranks numbered
 /// node-major (`devices_per_node` per node).
+/// The placement a flat ring sees: every hop between ranks of different nodes goes through the sending
+/// rank's own NIC, so the whole buffer crosses one NIC per rank (per_node = 1) instead of 1/k of it.
+[[nodiscard]] GroupPlacement flat_ring(GroupPlacement g);
+
 GroupPlacement place_group(int size, int stride, int devices_per_node);
 
 /// Time of one collective of S bytes (full buffer) over the group.

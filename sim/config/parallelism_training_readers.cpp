@@ -32,6 +32,8 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   }
   p.schedule = r.enumeration("schedule", schedule_names(), ScheduleKind::one_f_one_b);
   p.tp_comm_overlap = r.boolean("tp_comm_overlap", false);
+  static constexpr std::array<std::string_view, 2> kDpCollective{"hierarchical", "flat-ring"};
+  if (auto c = r.get_choice("dp_collective", kDpCollective)) p.dp_flat_ring = *c == 1;
   return p;
 }
 

@@ -148,6 +148,13 @@ std::optional<std::string> build_case(Builder& b) {
   t["gradient_precision"] = precision == "bf16" ? "fp32" : "fp16";
   b.assume(fmt::format("gradient all-reduce in {} (Megatron-LM default for {} training)",
                        precision == "bf16" ? "fp32" : "fp16", precision));
+  if (contains(text_of(rec, "notes"), "DeepSpeed") && has_number(par, "zero_stage") &&
+      par["zero_stage"].get<int>() == 3 && dp * tp > per_node) {
+    p["dp_collective"] = "flat-ring";
+    b.assume("dp_collective = flat-ring (DeepSpeed ZeRO-3 of 2021: parameter gathers and gradient scatters move "
+             "the whole buffer through each rank's own NIC; inferred from these rows, whose step time stops "
+             "falling with more GPUs, see docs/collectives.md)");
+  }
   if (mcore && !has_number(par, "zero_stage")) {
     p["zero_stage"] = 1;
     b.assume("zero_stage = 1 (Megatron-Core benchmarks use --use-distributed-optimizer with overlapped grad reduce and param gather)");

@@ -61,6 +61,10 @@ struct ParallelismSpec {
   int zero_stage = 0;                          // 0..3; FSDP is zero_stage 3
   ScheduleKind schedule = ScheduleKind::one_f_one_b;
   bool tp_comm_overlap = false;                // overlap TP collectives with GEMMs (Megatron-Core)
+  // Data-parallel collectives (gradient sync, ZeRO gathers): hierarchical (default; NCCL: the node's
+  // local ranks split the buffer over all its NICs) or one flat ring in which every rank moves the whole
+  // buffer through its own NIC (`dp_collective: "flat-ring"`; docs/collectives.md).
+  bool dp_flat_ring = false;
 };
 
 struct TrainingSpec {

@@ -138,7 +138,9 @@ StepGraph build_step_graph(const Scenario& s) {
   // Gradient synchronisation per chunk on the stage's data-parallel channel, then the optimizer.
   const TwoLevelFabric& fabric = model.fabric();
   const int dpg = par.dp * par.cp;
-  const GroupPlacement dp_group = place_group(dpg, par.tp, s.cluster.node.devices_per_node);
+  const GroupPlacement dp_group = par.dp_flat_ring
+                                      ? flat_ring(place_group(dpg, par.tp, s.cluster.node.devices_per_node))
+                                      : place_group(dpg, par.tp, s.cluster.node.devices_per_node);
   const double grad_elem = bytes_per_element(tr.gradient_precision);
   const double weight_elem = std::max(2.0, bytes_per_element(tr.precision));
   const bool tied_split = s.model.tied_embeddings && p > 1;

@@ -89,6 +89,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   tp_group_ = place_group(par.tp, 1, g);
   cp_group_ = place_group(par.cp, par.tp, g);
   dp_group_ = place_group(par.dp * par.cp, par.tp, g);
+  if (par.dp_flat_ring) dp_group_ = flat_ring(dp_group_);
 
   const TransformerSpec& m = s.model;
   const double e = bytes_per_element(prec) < 2.0 ? 2.0 : bytes_per_element(prec);
@@ -137,7 +138,9 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     layer_recompute_ = layer_fwd_;
     layer_recompute_.model_flops = Flops(0);
     layer_recompute_.hardware_flops = layer_fwd_.model_flops;
-    layer_recompute_.dp_comm = Seconds(0);  // the gathered parameters are reused
+    // ZeRO-3/FSDP release a layer's gathered parameters after every forward, the recomputation
+    // included, so the backward gathers them again (charged in backward_part below).
+    layer_recompute_.dp_comm = Seconds(0);
   } else if (tr.recompute == Recompute::selective && !tr.flash_attention) {
     const LayerKernels core = attention_core_only(fwd);
     layer_recompute_ = from_kernels(dev, prec, core);
@@ -153,7 +156,8 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
       c.cp_comm = exposed(2.0 * cp_layer, Seconds(2.5 * attention_fwd.value()), true);
       c += layer_recompute_;
     }
-    const Seconds fsdp = (input ? fsdp_gather : Seconds(0)) + (weight ? fsdp_scatter : Seconds(0));
+    const double gathers = tr.recompute == Recompute::full ? 2.0 : 1.0;  // recompute forward + backward
+    const Seconds fsdp = (input ? fsdp_gather * gathers : Seconds(0)) + (weight ? fsdp_scatter : Seconds(0));
     c.dp_comm = exposed(fsdp, c.compute, true);
     return c;
   };

@@ -2,6 +2,7 @@
 
 #include "fixtures.hpp"
 #include "models/transformer_cost.hpp"
+#include "sim/collectives/two_level.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/graph/step_graph.hpp"
 
@@ -84,4 +85,42 @@ TEST_CASE("data-parallel gradient sync is hidden by bucket overlap but exposed w
   const StepResult exposed = run_analytic(s);
   CHECK(exposed.comm_exposed.dp > overlapped.comm_exposed.dp);
   CHECK(exposed.step_time > overlapped.step_time);
+}
+
+TEST_CASE("a flat data-parallel ring moves the whole buffer through each rank's NIC: k times the hierarchical cost") {
+  // Closed form (sim/collectives/two_level.hpp): hierarchical inter-node phase carries S/k per NIC, the
+  // flat ring S per NIC; with k = 8 local ranks the inter-node bandwidth term grows 8x.
+  const GroupPlacement hier = place_group(64, 1, 8);
+  const GroupPlacement flat = flat_ring(hier);
+  CHECK(hier.per_node == 8);
+  CHECK(flat.per_node == 1);
+  CHECK(flat.size == 64);
+  TwoLevelFabric f;
+  f.intra_bandwidth = BytesPerSecond(1e30);  // isolate the inter-node term
+  f.intra_latency = Seconds(0);
+  f.inter_bandwidth = BytesPerSecond(25e9);
+  f.inter_latency = Seconds(0);
+  const Bytes s(1e9);
+  const double t_hier = collective_time(CollectiveOp::all_gather, s, hier, f).value();
+  const double t_flat = collective_time(CollectiveOp::all_gather, s, flat, f).value();
+  CHECK(t_hier == Approx(7.0 / 8.0 * 1e9 / 8.0 / 25e9).epsilon(1e-9));
+  CHECK(t_flat == Approx(63.0 / 64.0 * 1e9 / 25e9).epsilon(1e-9));
+  // A group inside one node has no NIC hop to flatten.
+  CHECK(flat_ring(place_group(8, 1, 8)).per_node == 8);
+}
+
+TEST_CASE("ZeRO-3 with a flat DP ring is slower than hierarchical, and full recompute gathers the weights again") {
+  Scenario s = scenario(dgx_a100_cluster(16), gpt(24, 4096, 32), 1, 1, 1, 128);
+  s.parallelism.zero_stage = 3;
+  s.training.recompute = Recompute::none;
+  const StepResult hier = run_analytic(s);
+  s.parallelism.dp_flat_ring = true;
+  const StepResult flat = run_analytic(s);
+  CHECK(flat.comm_exposed.dp > hier.comm_exposed.dp);
+  CHECK(flat.step_time > hier.step_time);
+  // Recompute adds a forward's compute and one more parameter gather per layer; the gather is
+  // bandwidth-bound here, so the exposed DP time grows too.
+  s.training.recompute = Recompute::full;
+  const StepResult flat_recompute = run_analytic(s);
+  CHECK(flat_recompute.comm_exposed.dp > flat.comm_exposed.dp);
 }

@@ -84,3 +84,17 @@ TEST_CASE("Narayanan 2021 Table 2 PTD-P rows: mean |error| <= 10 %") {
   CHECK(e.n == 6);
   CHECK(e.mean <= 0.10);
 }
+
+TEST_CASE("Narayanan 2021 Tables 1 and 2, all 22 rows incl. DeepSpeed ZeRO-3: mean |error| <= 10 %") {
+  const Errors e = errors_of({"narayanan2021-t1", "narayanan2021-t2"}, "hw_tflops_per_device");
+  INFO(fmt::format("{} records, mean {:.2f} %, max {:.2f} %", e.n, 100 * e.mean, 100 * e.max));
+  CHECK(e.n == 22);
+  CHECK(e.mean <= 0.10);
+}
+
+TEST_CASE("Megatron-Core 2024 H100 weak scaling MFU: mean |error| <= 10 %") {
+  const Errors e = errors_of({"mcore2024-h100-weak"}, "mfu");
+  INFO(fmt::format("{} records, mean {:.2f} %, max {:.2f} %", e.n, 100 * e.mean, 100 * e.max));
+  CHECK(e.n == 9);
+  CHECK(e.mean <= 0.10);
+}
