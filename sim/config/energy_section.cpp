@@ -11,6 +11,7 @@
 
 #include "models/energy/network_power.hpp"
 #include "models/energy/price_parse.hpp"
+#include "sim/config/catalog.hpp"
 #include "sim/config/object_reader.hpp"
 #include "sim/core/unit_parse.hpp"
 
@@ -26,9 +27,14 @@ std::string fmt_w(Watts w) {
   return format_quantity(w.value(), Dimension::power);
 }
 
+// Memoised per thread: sweeps build thousands of scenarios from the same few directories.
 bool has_energy_catalog(const fs::path& dir) {
+  if (dir.empty()) return false;
+  thread_local std::map<std::string, bool, std::less<>> known;
+  const std::string key = dir.native();
+  if (auto it = known.find(key); it != known.end()) return it->second;
   std::error_code ec;
-  return !dir.empty() && fs::exists(dir / "device_power.json", ec);
+  return known.emplace(key, fs::exists(dir / "device_power.json", ec)).first->second;
 }
 
 // A catalog entry found by name (or alias): its JSON, file and pointer for diagnostics.
@@ -42,7 +48,10 @@ struct Entry {
 // The JSON files of configs/energy/, loaded on demand; problems are diagnostics against the file.
 class EnergyCatalog {
  public:
-  EnergyCatalog(std::optional<fs::path> dir, Diagnostics& diags) : dir_(std::move(dir)), diags_(diags) {}
+  // `cache`, when given, is the loader's catalog: its parsed-file cache makes repeated builds (sweeps,
+  // plans) parse each energy file once instead of once per point.
+  EnergyCatalog(std::optional<fs::path> dir, Diagnostics& diags, Catalog* cache = nullptr)
+      : dir_(std::move(dir)), diags_(diags), cache_(cache) {}
 
   // Entry `name` of `group` in `<stem>.json`; with `aliases`, also an entry listing `name` in "aliases".
   std::optional<Entry> find(std::string_view stem, std::string_view group, std::string_view name,
@@ -88,6 +97,16 @@ class EnergyCatalog {
     auto it = files_.find(stem);
     if (it != files_.end()) return it->second.is_null() ? nullptr : &it->second;
     const fs::path path = *dir_ / (std::string(stem) + ".json");
+    std::error_code ec;
+    if (cache_ != nullptr && fs::exists(path, ec)) {
+      try {
+        return &cache_->load(path);
+      } catch (const ConfigError& e) {
+        for (const Diagnostic& d : e.diagnostics()) diags_.add(d);
+        files_.emplace(std::string(stem), nullptr);
+        return nullptr;
+      }
+    }
     json doc;
     std::ifstream in(path);
     if (in) {
@@ -105,6 +124,7 @@ class EnergyCatalog {
  private:
   std::optional<fs::path> dir_;
   Diagnostics& diags_;
+  Catalog* cache_ = nullptr;
   std::map<std::string, json, std::less<>> files_;
 };
 
@@ -112,7 +132,7 @@ class EnergyCatalog {
 class EnergyReader {
  public:
   EnergyReader(const Scenario& s, ReadContext& ctx)
-      : s_(s), ctx_(ctx), catalog_(energy_catalog_dir(ctx.origin()), ctx.diagnostics()) {}
+      : s_(s), ctx_(ctx), catalog_(energy_catalog_dir(ctx.origin()), ctx.diagnostics(), ctx.catalog()) {}
 
   bool device_has_entry() { return catalog_.find("device_power", "devices", s_.cluster.node.device.name, true).has_value(); }
 

@@ -52,7 +52,7 @@ class Evaluator {
     try {
       Prediction p;
       if (use_predict_) {
-        p = predict(s);
+        p = predict(s, {.text = false});
       } else {
         p.step = run_analytic(s);
       }

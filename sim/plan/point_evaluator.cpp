@@ -54,7 +54,7 @@ SweepRow PointEvaluator::evaluate(std::uint64_t index) {
   space_.overrides_at(index, overrides_);
   try {
     const Scenario s = loader_.build_in_place(doc_, overrides_);
-    const Prediction p = predict(s);
+    const Prediction p = predict(s, {.text = false});
     nlohmann::json j = prediction_json(s, p, /*include_inputs=*/false);
     j.erase("stages");
     flatten_json(j, row.metrics);

@@ -219,17 +219,17 @@ RunEnergy mean_run_energy(const EnergySpec& spec, const ClusterShape& shape, con
   return mean;
 }
 
-void add_energy_section(const Scenario& s, Prediction& p) {
+void add_energy_section(const Scenario& s, Prediction& p, bool with_text) {
   if (!s.energy) return;
   const EnergySpec& spec = *s.energy;
   const bool engine_timeline = p.step.timeline.size() > 0 && !spec.power_cap;
   const ScenarioStepEnergy se = scenario_step_energy(s, engine_timeline ? &p.step.timeline : nullptr);
   json j = step_json(spec, se, s.cluster.devices());
-  p.energy_text = step_text(spec, se);
+  if (with_text) p.energy_text = step_text(spec, se);
   if (!spec.power_cap_sweep.empty()) {
     const std::vector<CapSweepPoint> sweep = sweep_power_caps_through_engine(s);
     j["power_cap_sweep"] = sweep_json(sweep);
-    p.energy_text += sweep_text(sweep);
+    if (with_text) p.energy_text += sweep_text(sweep);
   }
   json defaults = json::array();
   for (const std::string& d : spec.defaults_used) defaults.push_back(d);

@@ -24,7 +24,7 @@ namespace clustersim {
 
 /// Fills p.energy_json and p.energy_text when s.energy is present, and adds the run energy keys to
 /// p.run_json when p.run is present.
-void add_energy_section(const Scenario& s, Prediction& p);
+void add_energy_section(const Scenario& s, Prediction& p, bool with_text = true);
 
 /// `clustersim explain energy`: every formula, default and source of the energy figures; with a
 /// scenario that has an energy spec, also the inputs it resolved to (state powers, host, network, PUE,

@@ -9,11 +9,11 @@
 
 namespace clustersim {
 
-Prediction predict(const Scenario& s) {
+Prediction predict(const Scenario& s, PredictOptions options) {
   Prediction p;
   p.step = s.engine == "flow" ? flow::run_flow_step(s) : run_analytic(s);
   add_run_section(s, p);
-  add_energy_section(s, p);
+  add_energy_section(s, p, options.text);
   return p;
 }
 

@@ -24,8 +24,13 @@ struct Prediction {
   std::string energy_text;
 };
 
+/// What a caller needs from predict(): sweeps and the planner read only the JSON keys.
+struct PredictOptions {
+  bool text = true;  // also format the sections' text lines (run_text, energy_text)
+};
+
 /// Runs the scenario's engine ("analytic"), then the run and energy sections.
-Prediction predict(const Scenario& s);
+Prediction predict(const Scenario& s, PredictOptions options = {});
 
 /// Full report: step keys (step_report_json) plus "run" and "energy" when present.
 nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool include_inputs = true);
