@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plots clustersim sweep and plan output (PNG or SVG, chosen by the output's extension).
 
 Needs Debian's python3-matplotlib. Input: a sweep file (CSV or JSON Lines written by `clustersim sweep`)
