@@ -43,6 +43,10 @@ Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sec
         auto reader = top.require_child(section.key);
         section.parse(reader, s);
         reader.finish();
+      } else if (section.parse_value) {
+        if (const auto* value = top.find(section.key)) {
+          section.parse_value(*value, child_pointer(top.pointer(), section.key), ctx, s);
+        }
       } else if (auto reader = top.child(section.key)) {
         section.parse(*reader, s);
         reader->finish();

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/compression.hpp"
 #include "models/device.hpp"
@@ -15,6 +16,7 @@
 #include "models/transformer.hpp"
 #include "schedules/schedule_kind.hpp"
 #include "sim/collectives/cluster_comm_spec.hpp"
+#include "sim/config/straggler_set.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/run_spec.hpp"
 
@@ -83,6 +85,16 @@ struct TrainingSpec {
   GradientCompression compression;              // DP gradient compression (`compression` section, issue 3)
 };
 
+/// Flow-engine knobs an experiment may set (the `flow` section); the CLI's --fidelity stays a flag.
+struct FlowSettings {
+  /// Nodes under one leaf switch group of the two-level fat-tree (a DGX SuperPOD scalable unit is 32
+  /// nodes: NVIDIA DGX SuperPOD reference architecture, H100 edition, "Scalable Unit"). > 0.
+  int leaf_nodes = 32;
+  bool symmetry_reduction = true;
+};
+
+struct JobSpec;  // one job of a multi-job experiment (below)
+
 struct Scenario {
   std::string name;
   std::string source_file;  // where the experiment came from ("" for built-in)
@@ -93,6 +105,34 @@ struct Scenario {
   std::string engine = "analytic";
   std::optional<run::RunSpec> run;   // the `run` section (failures, checkpoints) when present
   std::optional<EnergySpec> energy;  // the `energy` section (power, PUE, carbon, prices) when present
+  StragglerSet stragglers;           // the `stragglers` section (empty when absent)
+  FlowSettings flow;                 // the `flow` section (flow-engine fabric shape and reduction)
+  /// The `jobs` section: several jobs sharing this scenario's cluster (empty: the scenario is one job on
+  /// the whole cluster). Placements are disjoint and inside the cluster.
+  std::vector<JobSpec> jobs;
+};
+
+/// How a job's nodes were chosen (sim/config/job_placement.hpp).
+enum class Placement { contiguous, rail_aligned, scattered, explicit_nodes };
+
+struct JobSpec {
+  std::string name;
+  Placement placement = Placement::contiguous;
+  int node_count = 0;      // nodes requested (> 0)
+  std::vector<int> nodes;  // global node indices of the experiment's cluster; job node k is nodes[k]
+  /// The job alone: the experiment's cluster cut to nodes.size() nodes, the job's model, parallelism and
+  /// training (validated like an experiment), device stragglers on its nodes renumbered to job devices.
+  Scenario scenario;
+  /// Global device of each job rank (rank r on node nodes[r / devices_per_node], same local index).
+  [[nodiscard]] std::vector<int> devices() const {
+    const int per = scenario.cluster.node.devices_per_node;
+    std::vector<int> d;
+    d.reserve(nodes.size() * static_cast<std::size_t>(per));
+    for (int n : nodes) {
+      for (int l = 0; l < per; ++l) d.push_back(n * per + l);
+    }
+    return d;
+  }
 };
 
 }  // namespace clustersim

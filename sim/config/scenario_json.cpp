@@ -97,10 +97,26 @@ nlohmann::json model_to_json(const TransformerSpec& m) {
   return j;
 }
 
+nlohmann::json stragglers_to_json(const StragglerSet& st) {
+  nlohmann::json devices = nlohmann::json::array(), links = nlohmann::json::array();
+  for (const DeviceSlowdown& d : st.devices) devices.push_back({{"device", d.device}, {"speed", d.speed}});
+  for (const LinkSlowdown& l : st.links) {
+    if (l.kind == SlowLinkKind::leaf_uplink) {
+      links.push_back({{"class", "leaf_uplink"}, {"leaf", l.leaf}, {"bandwidth_factor", l.factor}});
+    } else {
+      links.push_back({{"class", l.kind == SlowLinkKind::nic ? "nic" : "nvlink"},
+                       {"node", l.node},
+                       {"index", l.index},
+                       {"bandwidth_factor", l.factor}});
+    }
+  }
+  return {{"devices", devices}, {"links", links}};
+}
+
 nlohmann::json scenario_to_json(const Scenario& s) {
   const auto& p = s.parallelism;
   const auto& t = s.training;
-  return {{"schema_version", kSchemaVersion},
+  nlohmann::json j = {{"schema_version", kSchemaVersion},
           {"name", s.name},
           {"engine", s.engine},
           {"cluster", cluster_to_json(s.cluster)},
@@ -128,6 +144,11 @@ nlohmann::json scenario_to_json(const Scenario& s) {
             {"optimizer", name_of(optimizer_names(), t.optimizer)},
             {"overlap_grad_reduce", t.overlap_grad_reduce},
             {"flash_attention", t.flash_attention}}}};
+  if (!s.stragglers.empty()) j["stragglers"] = stragglers_to_json(s.stragglers);
+  if (s.flow.leaf_nodes != FlowSettings{}.leaf_nodes || !s.flow.symmetry_reduction) {
+    j["flow"] = {{"leaf_nodes", s.flow.leaf_nodes}, {"symmetry_reduction", s.flow.symmetry_reduction}};
+  }
+  return j;
 }
 
 }  // namespace clustersim::config

@@ -18,5 +18,6 @@ nlohmann::json device_to_json(const DeviceSpec& d);
 nlohmann::json node_to_json(const NodeSpec& n);
 nlohmann::json cluster_to_json(const ClusterSpec& c);
 nlohmann::json model_to_json(const TransformerSpec& m);
+nlohmann::json stragglers_to_json(const StragglerSet& s);
 
 }  // namespace clustersim::config

@@ -4,8 +4,10 @@
 
 #include "sim/config/compression_reader.hpp"
 #include "sim/config/energy_section.hpp"
+#include "sim/config/jobs_section.hpp"
 #include "sim/config/run_section.hpp"
 #include "sim/config/section_readers.hpp"
+#include "sim/config/stragglers_section.hpp"
 
 namespace clustersim::config {
 namespace {
@@ -19,6 +21,9 @@ SectionRegistry make_standard() {
   r.add(energy_section());
   r.add(run_section());
   r.add(compression_section());
+  r.add(flow_section());  // before stragglers: its finish hook reads flow.leaf_nodes
+  r.add(stragglers_section());
+  r.add(jobs_section());  // after stragglers: renumbers the expanded device stragglers per job
   return r;
 }
 
@@ -35,7 +40,9 @@ void SectionRegistry::add(SectionSpec spec) {
             "section key is a reserved top-level key");
   CS_ASSERT(std::none_of(sections_.begin(), sections_.end(), [&](const SectionSpec& s) { return s.key == spec.key; }),
             "section registered twice");
-  CS_ASSERT(static_cast<bool>(spec.parse), "section without a parse function");
+  CS_ASSERT(static_cast<bool>(spec.parse) != static_cast<bool>(spec.parse_value),
+            "a section has exactly one of parse and parse_value");
+  CS_ASSERT(!spec.parse_value || !spec.required, "a parse_value section is optional");
   sections_.push_back(std::move(spec));
 }
 

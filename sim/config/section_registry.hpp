@@ -27,6 +27,10 @@ struct SectionSpec {
   bool required = false;
   std::function<void(ObjectReader& section, Scenario& out)> parse;
   std::function<void(Scenario& out, ReadContext& ctx)> finish;  // may be empty
+  /// For a section that is not an object (e.g. the `jobs` array): reads the raw value found at
+  /// `pointer` instead of `parse` (which stays empty). Such a section is optional.
+  std::function<void(const nlohmann::json& value, const std::string& pointer, ReadContext& ctx, Scenario& out)>
+      parse_value = {};
 };
 
 class SectionRegistry {

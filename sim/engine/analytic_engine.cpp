@@ -4,6 +4,7 @@
 
 #include "schedules/pipeline_deps.hpp"
 #include "sim/core/diagnostics.hpp"
+#include "sim/engine/straggler_effect.hpp"
 
 namespace clustersim {
 
@@ -173,7 +174,8 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
 }
 
 StepResult run_analytic(const Scenario& s) {
-  const StepGraph g = build_step_graph(s);
+  StepGraph g = build_step_graph(s);
+  apply_device_stragglers(s, g);
   return summarize_step(s, g, evaluate_timeline(g), "analytic");
 }
 

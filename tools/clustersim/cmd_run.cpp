@@ -8,13 +8,58 @@
 #include "paths.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/engine/straggler_effect.hpp"
 #include "sim/engine/flow/contention_report.hpp"
+#include "sim/engine/flow/scenario_options.hpp"
 #include "sim/report/energy_section.hpp"
+#include "sim/report/jobs_report.hpp"
 #include "sim/report/prediction.hpp"
 #include "sim/report/run_section.hpp"
 #include "sim/report/trace.hpp"
 
 namespace clustersim::cli {
+
+namespace {
+
+void write_trace(const std::string& path, const nlohmann::json& trace) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error("cannot write trace file " + path);
+  std::fputs((trace.dump() + "\n").c_str(), f);
+  std::fclose(f);
+}
+
+// An experiment with a `jobs` section: every job alone and (flow engine) all together on one fabric.
+int run_jobs_command(const Scenario& s, const std::string& format, const std::string& fidelity,
+                     const std::string& trace) {
+  flow::FlowOptions fo;
+  fo.fidelity = fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
+  const JobsRun r = run_jobs(s, fo);
+  if (format == "json") {
+    std::fputs((jobs_json(s, r).dump(2) + "\n").c_str(), stdout);
+  } else if (format == "csv") {
+    std::fputs(jobs_csv(s, r).c_str(), stdout);
+  } else {
+    std::fputs(jobs_text(s, r).c_str(), stdout);
+  }
+  if (!trace.empty()) {
+    std::vector<StepGraph> graphs;
+    for (const JobSpec& j : s.jobs) {
+      graphs.push_back(build_step_graph(j.scenario));
+      if (!r.shared) apply_device_stragglers(j.scenario, graphs.back());
+    }
+    std::vector<TraceJob> jobs;
+    for (std::size_t i = 0; i < s.jobs.size(); ++i) {
+      const JobOutcome& o = r.jobs[i];
+      jobs.push_back({&s.jobs[i].scenario, &graphs[i], o.shared ? &*o.shared : &o.analytic});
+    }
+    std::vector<TraceCounter> counters;
+    for (const auto& c : r.shared ? r.shared->counters : std::vector<flow::LinkCounter>{}) counters.push_back({c.link, c.points});
+    write_trace(trace, trace_json(jobs, counters));
+  }
+  return 0;
+}
+
+}  // namespace
 
 Command add_run_command(CLI::App& app, const GlobalOptions& global) {
   struct Options {
@@ -38,12 +83,13 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     for (const std::string& s : opt->sets) overrides.push_back(config::parse_override(s));
     if (!opt->engine.empty()) overrides.push_back({"/engine", opt->engine});
     const Scenario s = config::load_scenario({catalog_roots(global.config_dirs)}, opt->experiment, overrides);
+    if (!s.jobs.empty()) return run_jobs_command(s, opt->format, opt->fidelity, opt->trace);
     Prediction p;
     std::optional<flow::FlowRun> fr;
     if (s.engine == "flow") {  // run once, keep the contention figures and link counters
       flow::FlowOptions fo;
       fo.fidelity = opt->fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
-      fr = flow::run_flow(s, fo);
+      fr = flow::run_flow(s, flow::flow_options_for(s, fo));
       p.step = fr->steps.front();
       add_run_section(s, p);
       add_energy_section(s, p);
@@ -61,7 +107,8 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
       std::fputs((prediction_text(s, p) + (fr ? flow::contention_text(*fr, analytic) : "")).c_str(), stdout);
     }
     if (!opt->trace.empty()) {
-      const StepGraph g = build_step_graph(s);
+      StepGraph g = build_step_graph(s);
+      if (!fr) apply_device_stragglers(s, g);  // the graph the analytic engine evaluated
       std::vector<TraceCounter> counters;
       for (const auto& c : fr ? fr->counters : std::vector<flow::LinkCounter>{}) counters.push_back({c.link, c.points});
       std::FILE* f = std::fopen(opt->trace.c_str(), "wb");

@@ -63,6 +63,8 @@ FabricRoute FabricLayout::route(int src, int dst) const {
   if (node_of(src) == node_of(dst)) {
     r.intra_node = true;
     r.links = {2 * nvlink_of(src), 2 * nvlink_of(dst) + 1};
+    r.shared = links_[static_cast<std::size_t>(nvlink_of(src))].straggler ||
+               links_[static_cast<std::size_t>(nvlink_of(dst))].straggler;
     return r;
   }
   const int nic_s = nic_of(src), nic_d = nic_of(dst);
@@ -74,7 +76,9 @@ FabricRoute FabricLayout::route(int src, int dst) const {
     r.shared = true;
   }
   r.links.push_back(2 * nic_d + 1);
-  if (links_[static_cast<std::size_t>(nic_s)].users > 1 || links_[static_cast<std::size_t>(nic_d)].users > 1) {
+  const FabricLink& ns = links_[static_cast<std::size_t>(nic_s)];
+  const FabricLink& nd = links_[static_cast<std::size_t>(nic_d)];
+  if (ns.users > 1 || nd.users > 1 || ns.straggler || nd.straggler) {
     r.shared = true;
   }
   return r;
@@ -84,6 +88,7 @@ bool FabricLayout::scale_link(const std::string& name, double factor) {
   for (FabricLink& l : links_) {
     if (l.name == name) {
       l.bandwidth = l.bandwidth * factor;
+      l.straggler = true;
       return true;
     }
   }

@@ -40,6 +40,7 @@ struct FabricLink {
   BytesPerSecond bandwidth{0};  // per direction, after efficiency and straggler factor
   Seconds latency{0};           // per traversal
   int users = 1;                // devices whose routes start or end on it
+  bool straggler = false;       // scaled by scale_link(): routes through it count as shared
 };
 
 /// A directed link: 2·link index + (0 up, 1 down).
@@ -48,7 +49,8 @@ using DirectedLink = int;
 struct FabricRoute {
   std::vector<DirectedLink> links;
   bool intra_node = false;   // uses the node fabric (NVLink endpoints)
-  bool shared = false;       // crosses a link other devices' routes also use (leaf uplink or shared NIC)
+  bool shared = false;       // crosses a link other devices' routes also use (leaf uplink or shared NIC), or a
+                             // straggler link (so the symmetry reduction keeps every replica's flows on it)
 };
 
 class FabricLayout {

@@ -10,6 +10,7 @@
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/child_process.hpp"
 #include "sim/engine/flow/flow_replay.hpp"
+#include "sim/engine/flow/scenario_options.hpp"
 #include "sim/engine/flow/simgrid_engine.hpp"
 #include "sim/engine/flow/simgrid_platform.hpp"
 #include "sim/graph/step_graph.hpp"
@@ -189,6 +190,6 @@ FlowRun run_flow(const Scenario& s, const FlowOptions& options) {
   return run_flow_jobs(s.cluster, {FlowJob{&s, {}}}, options);
 }
 
-StepResult run_flow_step(const Scenario& s) { return run_flow(s).steps.front(); }
+StepResult run_flow_step(const Scenario& s) { return run_flow(s, flow_options_for(s)).steps.front(); }
 
 }  // namespace clustersim::flow

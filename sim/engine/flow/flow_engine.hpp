@@ -52,7 +52,8 @@ FlowRun run_flow(const Scenario& s, const FlowOptions& options = {});
 /// Replays several jobs together on `cluster` (all jobs must use that cluster).
 FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs, const FlowOptions& options);
 
-/// The StepResult only (engine name "flow"), for predict().
+/// The StepResult only (engine name "flow"), for predict(); honours the scenario's flow section and
+/// stragglers (scenario_options.hpp).
 StepResult run_flow_step(const Scenario& s);
 
 }  // namespace clustersim::flow

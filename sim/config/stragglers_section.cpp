@@ -1,0 +1,194 @@
+#include "sim/config/stragglers_section.hpp"
+
+#include <array>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace clustersim::config {
+namespace {
+
+constexpr std::array<EnumName<SlowLinkKind>, 3> kLinkKinds{{{"nvlink", SlowLinkKind::nvlink},
+                                                            {"nic", SlowLinkKind::nic},
+                                                            {"leaf_uplink", SlowLinkKind::leaf_uplink}}};
+
+constexpr NumberRange kFactor{.min = 0.0, .max = 1.0, .min_exclusive = true};
+constexpr int kAll = -1;  // node-wide entry before expansion
+
+/// Calls `fn` with a reader of every object in the array at `key` (absent: nothing).
+template <class Fn>
+void for_each_entry(ObjectReader& r, std::string_view key, Fn fn) {
+  const nlohmann::json* v = r.find(key);
+  if (v == nullptr) return;
+  if (!v->is_array()) {
+    r.error(key, fmt::format("expected an array, got {}", describe(*v)));
+    return;
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    ObjectReader e((*v)[i], child_pointer(r.pointer_of(key), std::to_string(i)), r.context());
+    if (e.valid()) fn(e);
+    e.finish();
+  }
+}
+
+void read_device(ObjectReader& e, StragglerSet& out) {
+  DeviceSlowdown d;
+  d.at = e.pointer();
+  d.speed = e.require_number("speed", kFactor);
+  if (e.has("device")) {
+    if (e.has("node") || e.has("local")) e.error("device", "give either \"device\" or \"node\" (+ \"local\"), not both");
+    d.device = e.integer("device", 0, {.min = 0});
+    out.devices.push_back(d);
+    return;
+  }
+  if (!e.has("node")) {
+    e.error_here("missing required key \"device\" (global index) or \"node\" (+ \"local\")");
+    return;
+  }
+  d.device = -1;  // node-addressed: expanded by the finish hook
+  d.node = e.integer("node", 0, {.min = 0});
+  d.local = e.integer("local", kAll, {.min = 0});
+  out.devices.push_back(d);
+}
+
+void read_link(ObjectReader& e, StragglerSet& out) {
+  LinkSlowdown l;
+  l.at = e.pointer();
+  l.kind = e.require_enum("class", std::span<const EnumName<SlowLinkKind>>(kLinkKinds), SlowLinkKind::nic);
+  l.factor = e.require_number("bandwidth_factor", kFactor);
+  if (l.kind == SlowLinkKind::leaf_uplink) {
+    l.leaf = e.require_integer("leaf", {.min = 0});
+    if (e.has("node") || e.has("index")) e.error("leaf", "a leaf_uplink is named by \"leaf\" only");
+  } else {
+    l.node = e.require_integer("node", {.min = 0});
+    l.index = e.integer("index", kAll, {.min = 0});
+    if (e.has("leaf")) e.error("leaf", "\"leaf\" names a leaf_uplink; an nvlink or nic is named by \"node\" and \"index\"");
+  }
+  out.links.push_back(l);
+}
+
+void read_stragglers(ObjectReader& r, Scenario& s) {
+  for_each_entry(r, "devices", [&](ObjectReader& e) { read_device(e, s.stragglers); });
+  for_each_entry(r, "links", [&](ObjectReader& e) { read_link(e, s.stragglers); });
+  r.accept("description");
+}
+
+void expand_devices(Scenario& s, ReadContext& ctx) {
+  const int per_node = s.cluster.node.devices_per_node, nodes = s.cluster.nodes;
+  std::vector<DeviceSlowdown> out;
+  auto add = [&](int device, double speed, const std::string& at) {
+    for (const DeviceSlowdown& d : out) {
+      if (d.device == device) {
+        ctx.error(at, fmt::format("device {} is already listed at {}", device, d.at));
+        return;
+      }
+    }
+    out.push_back({device, speed, device / per_node, device % per_node, at});
+  };
+  for (const DeviceSlowdown& d : s.stragglers.devices) {
+    const std::string& at = d.at;
+    if (ctx.failed(at)) continue;
+    if (d.node < 0) {
+      if (d.device >= s.cluster.devices()) {
+        ctx.error(child_pointer(at, "device"), fmt::format("device {} is outside the cluster ({} devices: 0..{})",
+                                                           d.device, s.cluster.devices(), s.cluster.devices() - 1));
+      } else {
+        add(d.device, d.speed, at);
+      }
+      continue;
+    }
+    const int node = d.node;
+    if (node >= nodes) {
+      ctx.error(child_pointer(at, "node"), fmt::format("node {} is outside the cluster ({} nodes)", node, nodes));
+      continue;
+    }
+    if (d.local == kAll) {
+      for (int l = 0; l < per_node; ++l) add(node * per_node + l, d.speed, at);
+    } else {
+      const int local = d.local;
+      if (local >= per_node) {
+        ctx.error(child_pointer(at, "local"),
+                  fmt::format("local index {} is outside the node ({} devices per node)", local, per_node));
+      } else {
+        add(node * per_node + local, d.speed, at);
+      }
+    }
+  }
+  s.stragglers.devices = std::move(out);
+}
+
+bool same_link(const LinkSlowdown& a, const LinkSlowdown& b) {
+  if (a.kind != b.kind) return false;
+  return a.kind == SlowLinkKind::leaf_uplink ? a.leaf == b.leaf : a.node == b.node && a.index == b.index;
+}
+
+void expand_links(Scenario& s, ReadContext& ctx) {
+  const ClusterSpec& c = s.cluster;
+  const int leaves = (c.nodes + s.flow.leaf_nodes - 1) / s.flow.leaf_nodes;
+  std::vector<LinkSlowdown> out;
+  auto add = [&](LinkSlowdown l) {
+    for (const LinkSlowdown& o : out) {
+      if (same_link(o, l)) {
+        ctx.error(l.at, fmt::format("this link is already listed at {}", o.at));
+        return;
+      }
+    }
+    out.push_back(std::move(l));
+  };
+  for (LinkSlowdown l : s.stragglers.links) {
+    if (ctx.failed(l.at)) continue;
+    if (l.kind == SlowLinkKind::leaf_uplink) {
+      if (l.leaf >= leaves) {
+        ctx.error(child_pointer(l.at, "leaf"),
+                  fmt::format("leaf {} is outside the fabric ({} nodes in leaf groups of {}: {} leaf group{})", l.leaf,
+                              c.nodes, s.flow.leaf_nodes, leaves, leaves == 1 ? "" : "s"));
+      } else {
+        add(l);
+      }
+      continue;
+    }
+    if (l.node >= c.nodes) {
+      ctx.error(child_pointer(l.at, "node"), fmt::format("node {} is outside the cluster ({} nodes)", l.node, c.nodes));
+      continue;
+    }
+    const bool nic = l.kind == SlowLinkKind::nic;
+    const int count = nic ? c.node.nics : c.node.devices_per_node;
+    if (l.index >= count) {
+      ctx.error(child_pointer(l.at, "index"), fmt::format("{} index {} is outside the node ({} {})", nic ? "NIC" : "NVLink port",
+                                                          l.index, count, nic ? "NICs" : "devices per node"));
+      continue;
+    }
+    if (l.index != kAll) {
+      add(l);
+      continue;
+    }
+    for (int k = 0; k < count; ++k) {
+      l.index = k;
+      add(l);
+    }
+  }
+  s.stragglers.links = std::move(out);
+}
+
+void finish_stragglers(Scenario& s, ReadContext& ctx) {
+  if (ctx.failed("/cluster")) {
+    s.stragglers = {};
+    return;
+  }
+  expand_devices(s, ctx);
+  expand_links(s, ctx);
+}
+
+void read_flow(ObjectReader& r, Scenario& s) {
+  s.flow.leaf_nodes = r.integer("leaf_nodes", s.flow.leaf_nodes, {.min = 1});
+  s.flow.symmetry_reduction = r.boolean("symmetry_reduction", s.flow.symmetry_reduction);
+  r.accept("description");
+}
+
+}  // namespace
+
+SectionSpec stragglers_section() { return {"stragglers", false, read_stragglers, finish_stragglers}; }
+
+SectionSpec flow_section() { return {"flow", false, read_flow, {}}; }
+
+}  // namespace clustersim::config
