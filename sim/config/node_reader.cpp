@@ -46,7 +46,6 @@ NodeSpec read_node(ObjectReader& r) {
 }
 
 ClusterSpec read_cluster(ObjectReader& r) {
-  const std::size_t problems_before = r.context().diagnostics().size();
   ClusterSpec c;
   c.name = r.string("name", entry_name_from_file(r));
   r.accept("description");
@@ -72,11 +71,13 @@ ClusterSpec read_cluster(ObjectReader& r) {
   }
   // An explicit fabric becomes the cluster's ClusterTopologySpec, checked here so that its problems
   // carry the file and pointer of the key (the node keys may live in the node catalog file).
-  if ((shape.explicit_shape() || node_shape) && r.context().diagnostics().size() == problems_before) {
+  // A problem already reported at a key (or above it) is not reported again in other words.
+  if ((shape.explicit_shape() || node_shape) && c.nodes >= 1 && c.node.devices_per_node >= 1) {
     ClusterTopologySpec t = derived_topology(c);
     apply_network_shape(shape, c.node.nics, t);
     for (const Diagnostic& d : t.validate()) {
-      r.context().error(r.pointer() + user_pointer(shape, d.pointer), d.message);
+      const std::string at = r.pointer() + user_pointer(shape, d.pointer);
+      if (!r.context().failed(at)) r.context().error(at, d.message);
     }
     c.comm.topology = std::move(t);
   }
