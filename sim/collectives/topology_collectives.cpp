@@ -19,9 +19,9 @@ std::string link_key(const LinkParams& l) {
 std::string topology_key(const ClusterFabric& f) {
   const ClusterTopologySpec& t = f.topology;
   const NodeFabricSpec& n = t.node;
-  std::string k = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|", t.nodes, static_cast<int>(t.network), static_cast<int>(n.kind),
-                              n.devices_per_node, n.domain_devices, n.nics, link_key(n.link), link_key(n.nic),
-                              link_key(n.nic_attach));
+  std::string k = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|", t.nodes, static_cast<int>(t.network),
+                              static_cast<int>(n.kind), n.devices_per_node, n.domain_devices, n.nics,
+                              link_key(n.link), link_key(n.nic), link_key(n.nic_attach));
   for (const MeshLink& m : n.mesh) k += fmt::format("{}-{}-{},", m.a, m.b, m.lanes);
   const FatTreeSpec& ft = t.fat_tree;
   k += fmt::format("|{}|{}|{}|{}|{}|", ft.tiers, ft.radix, ft.rail_optimized, link_key(ft.leaf_spine),
@@ -40,7 +40,8 @@ std::string topology_key(const ClusterFabric& f) {
 
 std::vector<int> group_ranks(const ConcurrentGroups& g, int k) {
   std::vector<int> ranks(static_cast<std::size_t>(g.size));
-  for (int j = 0; j < g.size; ++j) ranks[static_cast<std::size_t>(j)] = g.first + k * g.group_stride + j * g.stride;
+  for (int j = 0; j < g.size; ++j)
+    ranks[static_cast<std::size_t>(j)] = g.first + k * g.group_stride + j * g.stride;
   return ranks;
 }
 
@@ -67,7 +68,8 @@ TopologyCollectives::TopologyCollectives(const ClusterSpec& c)
         return CollectiveModel(f.topology, f.options);
       }()) {}
 
-std::vector<TopologyCollectives::Affine> TopologyCollectives::fit(CollectiveOp op, const ConcurrentGroups& g) const {
+std::vector<TopologyCollectives::Affine> TopologyCollectives::fit(CollectiveOp op,
+                                                                  const ConcurrentGroups& g) const {
   std::vector<Affine> out;
   CollectiveRequest probe;
   probe.op = op;

@@ -57,8 +57,8 @@ class TopologyCollectives {
  private:
   struct Affine {
     CollectiveAlgorithm algorithm;
-    Seconds fixed;         // A: latency terms
-    double per_byte = 0;   // B: bottleneck seconds per byte of S, summed over phases
+    Seconds fixed;        // A: latency terms
+    double per_byte = 0;  // B: bottleneck seconds per byte of S, summed over phases
   };
   [[nodiscard]] std::vector<Affine> fit(CollectiveOp op, const ConcurrentGroups& g) const;
 

@@ -24,7 +24,9 @@ std::vector<int> near_cubic_dims(int n, int dims) {
 
 namespace {
 
-LinkParams link_params(const LinkSpec& l) { return LinkParams{l.bandwidth, l.latency, l.duplex}; }
+LinkParams link_params(const LinkSpec& l) {
+  return LinkParams{l.bandwidth, l.latency, l.duplex};
+}
 
 NodeFabricSpec node_fabric(const NodeSpec& n) {
   NodeFabricSpec f;
@@ -44,14 +46,18 @@ NodeFabricSpec node_fabric(const NodeSpec& n) {
       f.kind = NodeFabricKind::nvlink_mesh;
       f.mesh = n.nvlink_mesh.empty() ? dgx1v_hybrid_cube_mesh() : n.nvlink_mesh;
       break;
-    case NodeFabric::pcie: f.kind = NodeFabricKind::pcie; break;
+    case NodeFabric::pcie:
+      f.kind = NodeFabricKind::pcie;
+      break;
     case NodeFabric::torus_ici:
-    case NodeFabric::wafer: f.kind = NodeFabricKind::none; break;
+    case NodeFabric::wafer:
+      f.kind = NodeFabricKind::none;
+      break;
   }
   f.nics = std::min(n.nics, n.devices_per_node);
   f.nic = link_params(n.nic);
-  f.nic_attach = n.nic_attach ? link_params(*n.nic_attach)
-                              : LinkParams{n.nic.bandwidth * 2.0, Seconds(0), Duplex::full};
+  f.nic_attach =
+      n.nic_attach ? link_params(*n.nic_attach) : LinkParams{n.nic.bandwidth * 2.0, Seconds(0), Duplex::full};
   return f;
 }
 

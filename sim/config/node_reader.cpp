@@ -56,7 +56,8 @@ ClusterSpec read_cluster(ObjectReader& r) {
     const auto e = coll->find("nvls_efficiency");
     if (e != coll->end() && e->is_number()) c.comm.nvls_efficiency = e->get<double>();
   }
-  const bool node_shape = node.has("nvlink_mesh") || node.has("nvlink_domain_devices") || node.has("nic_attach");
+  const bool node_shape =
+      node.has("nvlink_mesh") || node.has("nvlink_domain_devices") || node.has("nic_attach");
   node.finish();
   c.nodes = r.require_integer("nodes", {.min = 1});
   NetworkShapeKeys shape;

@@ -42,7 +42,8 @@ nlohmann::json link_to_json(const LinkParams& l) {
 // The explicit topology's shape keys (docs/topologies.md), so the echo reads back into the same spec.
 void network_shape_to_json(const ClusterTopologySpec& t, nlohmann::json& network) {
   switch (t.network) {
-    case NetworkKind::none: break;
+    case NetworkKind::none:
+      break;
     case NetworkKind::fat_tree: {
       const FatTreeSpec& f = t.fat_tree;
       std::vector<double> ratios;
@@ -123,7 +124,8 @@ nlohmann::json node_to_json(const NodeSpec& n) {
 }
 
 nlohmann::json cluster_to_json(const ClusterSpec& c) {
-  nlohmann::json network = {{"topology", c.network.topology}, {"oversubscription", c.network.oversubscription}};
+  nlohmann::json network = {{"topology", c.network.topology},
+                            {"oversubscription", c.network.oversubscription}};
   if (c.comm.topology) network_shape_to_json(*c.comm.topology, network);
   return {{"name", c.name}, {"node", node_to_json(c.node)}, {"nodes", c.nodes}, {"network", network}};
 }

@@ -11,7 +11,9 @@ namespace clustersim::config {
 
 namespace {
 
-std::string item(const std::string& pointer, std::size_t i) { return pointer + "/" + std::to_string(i); }
+std::string item(const std::string& pointer, std::size_t i) {
+  return pointer + "/" + std::to_string(i);
+}
 
 std::optional<LinkParams> link_child(ObjectReader& r, std::string_view key) {
   auto c = r.child(key);
@@ -22,7 +24,8 @@ std::optional<LinkParams> link_child(ObjectReader& r, std::string_view key) {
 }
 
 // A JSON integer >= `min` at `pointer`, else a recorded problem.
-std::optional<int> integer_item(const nlohmann::json& v, const std::string& pointer, int min, ReadContext& ctx) {
+std::optional<int> integer_item(const nlohmann::json& v, const std::string& pointer, int min,
+                                ReadContext& ctx) {
   if (!v.is_number_integer() || v.get<std::int64_t>() < min || v.get<std::int64_t>() > (1LL << 30)) {
     ctx.error(pointer, fmt::format("expected an integer >= {}, got {}", min, describe(v)));
     return std::nullopt;
@@ -39,8 +42,8 @@ void read_oversubscription(ObjectReader& r, NetworkShapeKeys& k) {
     return;
   }
   if (!v->is_array() || v->empty()) {
-    r.error("oversubscription", "expected a number >= 1 or an array with one ratio per tier below the top, got " +
-                                    describe(*v));
+    r.error("oversubscription",
+            "expected a number >= 1 or an array with one ratio per tier below the top, got " + describe(*v));
     return;
   }
   k.oversubscription_is_array = true;
@@ -90,8 +93,9 @@ void read_dragonfly(ObjectReader& r, NetworkShapeKeys& k, int nodes) {
   const bool required = nodes > 1;
   auto get = [&](std::string_view key, int min) -> std::optional<int> {
     if (required && !r.has(key)) {
-      r.error(key, "missing required key (a dragonfly needs its shape: groups, routers_per_group, "
-                   "hosts_per_router, global_links_per_router)");
+      r.error(key,
+              "missing required key (a dragonfly needs its shape: groups, routers_per_group, "
+              "hosts_per_router, global_links_per_router)");
       return std::nullopt;
     }
     if (auto v = r.get_integer(key, {.min = min})) return static_cast<int>(*v);
@@ -135,8 +139,9 @@ void read_node_shape(ObjectReader& r, NodeSpec& n) {
       } else if (preset == "dgx1-p100") {
         n.nvlink_mesh = dgx1p_hybrid_cube_mesh();
       } else {
-        r.error("nvlink_mesh", "unknown preset \"" + preset + "\" (expected \"dgx1-v100\" or \"dgx1-p100\", or "
-                               "a list of [a, b, lanes])");
+        r.error("nvlink_mesh", "unknown preset \"" + preset +
+                                   "\" (expected \"dgx1-v100\" or \"dgx1-p100\", or "
+                                   "a list of [a, b, lanes])");
       }
     } else if (v->is_array()) {
       for (std::size_t i = 0; i < v->size(); ++i) {
@@ -153,7 +158,8 @@ void read_node_shape(ObjectReader& r, NodeSpec& n) {
     } else {
       r.error("nvlink_mesh", "expected a list of [a, b, lanes] or a preset name, got " + describe(*v));
     }
-    if (n.fabric != NodeFabric::nvlink_mesh) r.error("nvlink_mesh", "only an \"nvlink-mesh\" fabric has a mesh");
+    if (n.fabric != NodeFabric::nvlink_mesh)
+      r.error("nvlink_mesh", "only an \"nvlink-mesh\" fabric has a mesh");
   }
   n.nvlink_domain_devices = r.integer("nvlink_domain_devices", 0, {.min = 1});
   if (n.nvlink_domain_devices > 0 && n.fabric != NodeFabric::nvswitch) {
@@ -170,7 +176,8 @@ void read_node_shape(ObjectReader& r, NodeSpec& n) {
   }
 }
 
-NetworkShapeKeys read_network_shape(ObjectReader& r, const std::string& kind, int nodes, NetworkSpec& network) {
+NetworkShapeKeys read_network_shape(ObjectReader& r, const std::string& kind, int nodes,
+                                    NetworkSpec& network) {
   NetworkShapeKeys k;
   read_oversubscription(r, k);
   if (!k.oversubscription.empty()) {
@@ -197,7 +204,8 @@ void apply_network_shape(const NetworkShapeKeys& k, int nics, ClusterTopologySpe
   if (k.oversubscription_is_array) {
     ft.oversubscription = k.oversubscription;
   } else if (!k.oversubscription.empty()) {
-    ft.oversubscription.assign(static_cast<std::size_t>(std::max(1, ft.tiers - 1)), k.oversubscription.front());
+    ft.oversubscription.assign(static_cast<std::size_t>(std::max(1, ft.tiers - 1)),
+                               k.oversubscription.front());
   } else if (k.tiers) {
     ft.oversubscription.assign(static_cast<std::size_t>(std::max(1, ft.tiers - 1)), 1.0);
   }

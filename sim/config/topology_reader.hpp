@@ -50,7 +50,8 @@ void read_node_shape(ObjectReader& r, NodeSpec& n);
 /// The shape keys of the network object `r` for topology `kind` ("fat-tree", "torus", "dragonfly",
 /// "single-node"); also sets `network.oversubscription` (the largest tier ratio). A dragonfly of
 /// more than one node requires groups, routers_per_group, hosts_per_router, global_links_per_router.
-NetworkShapeKeys read_network_shape(ObjectReader& r, const std::string& kind, int nodes, NetworkSpec& network);
+NetworkShapeKeys read_network_shape(ObjectReader& r, const std::string& kind, int nodes,
+                                    NetworkSpec& network);
 
 /// Overrides the derived topology `t` with the given keys. `nics` is the node's NIC count as written.
 void apply_network_shape(const NetworkShapeKeys& keys, int nics, ClusterTopologySpec& t);

@@ -193,8 +193,9 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     const Bytes slice = act_bytes / static_cast<double>(par.tp);
     if (topo_) {
       // Every rank of a stage hands its slice to its peer in the next stage at the same time.
-      p2p_ = topo_->time(CollectiveOp::send_recv, slice,
-                         {.size = 2, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1});
+      p2p_ = topo_->time(
+          CollectiveOp::send_recv, slice,
+          {.size = 2, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1});
     } else {
       p2p_ = collective_time(CollectiveOp::send_recv, slice, place_group(2, stage_ranks, g), fabric_);
     }
@@ -207,8 +208,9 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
 Seconds OpCostModel::dp_collective_time(CollectiveOp op, Bytes bytes) const {
   const ParallelismSpec& par = s_.parallelism;
   if (topo_) {
-    return topo_->time(op, bytes,
-                       {.size = par.dp * par.cp, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1});
+    return topo_->time(
+        op, bytes,
+        {.size = par.dp * par.cp, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1});
   }
   return collective_time(op, bytes, dp_group_, fabric_);
 }

@@ -3,8 +3,8 @@
 // (models/) and the collective model (sim/collectives/); every engine reads the same numbers.
 #pragma once
 
-#include "models/transformer_cost.hpp"
 #include <memory>
+#include "models/transformer_cost.hpp"
 
 #include "sim/collectives/topology_collectives.hpp"
 #include "sim/collectives/two_level.hpp"

@@ -13,7 +13,8 @@ using namespace clustersim;
 using namespace clustersim::config;
 using namespace clustersim::config::testing;
 
-TEST_CASE("tpu-v4-pod is a 16^3 torus of 4^3 cubes with the published 24 TB/s bisection", "[config][topology]") {
+TEST_CASE("tpu-v4-pod is a 16^3 torus of 4^3 cubes with the published 24 TB/s bisection",
+          "[config][topology]") {
   Catalog catalog(bundled_catalog());
   const ClusterSpec c = load_cluster(catalog, "tpu-v4-pod");
   REQUIRE(c.comm.topology.has_value());
@@ -24,7 +25,8 @@ TEST_CASE("tpu-v4-pod is a 16^3 torus of 4^3 cubes with the published 24 TB/s bi
   CHECK(bisection_bandwidth(g).value() == Approx(24e12).epsilon(0.01));
 }
 
-TEST_CASE("llama3-h100-24k keeps full bisection at the leaves and 1:7 above the spines", "[config][topology]") {
+TEST_CASE("llama3-h100-24k keeps full bisection at the leaves and 1:7 above the spines",
+          "[config][topology]") {
   Catalog catalog(bundled_catalog());
   const ClusterSpec c = load_cluster(catalog, "llama3-h100-24k");
   REQUIRE(c.comm.topology.has_value());

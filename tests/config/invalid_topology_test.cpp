@@ -25,7 +25,8 @@ Scenario build(const nlohmann::json& doc) {
 nlohmann::json with_network(int nodes, nlohmann::json network) {
   auto doc = small_experiment();
   doc["cluster"]["nodes"] = nodes;
-  doc["parallelism"]["dp"] = nodes * 8 / (doc["parallelism"].value("tp", 1) * doc["parallelism"].value("pp", 1));
+  doc["parallelism"]["dp"] =
+      nodes * 8 / (doc["parallelism"].value("tp", 1) * doc["parallelism"].value("pp", 1));
   doc["cluster"]["network"] = std::move(network);
   return doc;
 }
@@ -33,10 +34,13 @@ nlohmann::json with_network(int nodes, nlohmann::json network) {
 }  // namespace
 
 TEST_CASE("explicit fat-tree keys fill the cluster's topology spec", "[config][topology]") {
-  const Scenario s = build(with_network(
-      4, {{"topology", "fat-tree"}, {"tiers", 3}, {"radix", 16}, {"oversubscription", {1, 3}},
-          {"rail_optimized", false}, {"leaf_spine", {{"bandwidth", "100 GB/s"}, {"latency", "1 us"}}},
-          {"spine_core", {{"bandwidth", "50 GB/s"}, {"duplex", "half"}}}}));
+  const Scenario s = build(with_network(4, {{"topology", "fat-tree"},
+                                            {"tiers", 3},
+                                            {"radix", 16},
+                                            {"oversubscription", {1, 3}},
+                                            {"rail_optimized", false},
+                                            {"leaf_spine", {{"bandwidth", "100 GB/s"}, {"latency", "1 us"}}},
+                                            {"spine_core", {{"bandwidth", "50 GB/s"}, {"duplex", "half"}}}}));
   REQUIRE(s.cluster.comm.topology.has_value());
   const ClusterTopologySpec& t = *s.cluster.comm.topology;
   CHECK(t.network == NetworkKind::fat_tree);
@@ -49,8 +53,10 @@ TEST_CASE("explicit fat-tree keys fill the cluster's topology spec", "[config][t
   CHECK(s.cluster.network.oversubscription == 3.0);  // the scalar summary is the largest tier ratio
 }
 
-TEST_CASE("a single oversubscription number applies to every tier of an explicit fat-tree", "[config][topology]") {
-  const Scenario s = build(with_network(4, {{"topology", "fat-tree"}, {"tiers", 3}, {"oversubscription", 3}}));
+TEST_CASE("a single oversubscription number applies to every tier of an explicit fat-tree",
+          "[config][topology]") {
+  const Scenario s =
+      build(with_network(4, {{"topology", "fat-tree"}, {"tiers", 3}, {"oversubscription", 3}}));
   REQUIRE(s.cluster.comm.topology.has_value());
   CHECK(s.cluster.comm.topology->fat_tree.oversubscription == std::vector<double>{3.0, 3.0});
 }
@@ -62,8 +68,9 @@ TEST_CASE("a cluster without shape keys keeps the derived topology", "[config][t
 
 TEST_CASE("explicit torus and dragonfly keys fill the cluster's topology spec", "[config][topology]") {
   SECTION("torus") {
-    auto doc = with_network(8, {{"topology", "torus"}, {"dims", {4, 4, 4}}, {"wrap", false},
-                                {"link", {{"bandwidth", "45 GB/s"}}}});
+    auto doc = with_network(
+        8,
+        {{"topology", "torus"}, {"dims", {4, 4, 4}}, {"wrap", false}, {"link", {{"bandwidth", "45 GB/s"}}}});
     doc["cluster"]["node"]["fabric"] = "torus-ici";
     const Scenario s = build(doc);
     REQUIRE(s.cluster.comm.topology.has_value());
@@ -72,9 +79,11 @@ TEST_CASE("explicit torus and dragonfly keys fill the cluster's topology spec", 
     CHECK(s.cluster.comm.topology->torus.link.bandwidth.value() == Approx(45e9));
   }
   SECTION("dragonfly") {
-    const Scenario s = build(with_network(
-        4, {{"topology", "dragonfly"}, {"groups", 2}, {"routers_per_group", 2}, {"hosts_per_router", 8},
-            {"global_links_per_router", 1}}));
+    const Scenario s = build(with_network(4, {{"topology", "dragonfly"},
+                                              {"groups", 2},
+                                              {"routers_per_group", 2},
+                                              {"hosts_per_router", 8},
+                                              {"global_links_per_router", 1}}));
     REQUIRE(s.cluster.comm.topology.has_value());
     CHECK(s.cluster.comm.topology->network == NetworkKind::dragonfly);
     CHECK(s.cluster.comm.topology->dragonfly.hosts_per_router == 8);
@@ -103,10 +112,14 @@ TEST_CASE("each bad topology description is reported with its file and JSON poin
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/radix", "use 3 tiers or a larger radix"));
   }
   SECTION("dragonfly with zero global links") {
-    ds = check(with_network(4, {{"topology", "dragonfly"}, {"groups", 4}, {"routers_per_group", 2},
-                                {"hosts_per_router", 4}, {"global_links_per_router", 0}}));
+    ds = check(with_network(4, {{"topology", "dragonfly"},
+                                {"groups", 4},
+                                {"routers_per_group", 2},
+                                {"hosts_per_router", 4},
+                                {"global_links_per_router", 0}}));
     INFO(dump(ds));
-    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/global_links_per_router", "needs global links, got 0"));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/global_links_per_router",
+                         "needs global links, got 0"));
   }
   SECTION("dragonfly without its shape") {
     ds = check(with_network(4, {{"topology", "dragonfly"}}));
@@ -123,7 +136,8 @@ TEST_CASE("each bad topology description is reported with its file and JSON poin
   SECTION("oversubscription array of the wrong length") {
     ds = check(with_network(2, {{"topology", "fat-tree"}, {"tiers", 2}, {"oversubscription", {1, 7}}}));
     INFO(dump(ds));
-    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/oversubscription", "takes 1 oversubscription ratio"));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/oversubscription",
+                         "takes 1 oversubscription ratio"));
   }
   SECTION("oversubscription that does not split the radix") {
     ds = check(with_network(2, {{"topology", "fat-tree"}, {"tiers", 3}, {"oversubscription", 2}}));
@@ -146,7 +160,8 @@ TEST_CASE("each bad topology description is reported with its file and JSON poin
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/raddix", "did you mean \"radix\""));
   }
   SECTION("unknown duplex mode") {
-    ds = check(with_network(2, {{"topology", "fat-tree"}, {"leaf_spine", {{"bandwidth", "50 GB/s"}, {"duplex", "simplex"}}}}));
+    ds = check(with_network(
+        2, {{"topology", "fat-tree"}, {"leaf_spine", {{"bandwidth", "50 GB/s"}, {"duplex", "simplex"}}}}));
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/leaf_spine/duplex", "simplex"));
   }

@@ -48,7 +48,8 @@ ClusterSpec torus_cluster(std::vector<int> dims) {
 
 }  // namespace
 
-TEST_CASE("a 4:1 oversubscribed fat-tree exposes more DP sync time than a non-blocking one", "[engine][topology]") {
+TEST_CASE("a 4:1 oversubscribed fat-tree exposes more DP sync time than a non-blocking one",
+          "[engine][topology]") {
   const StepResult nonblocking = run_analytic(dp_job(fat_tree_cluster(64, 1.0)));
   const StepResult oversubscribed = run_analytic(dp_job(fat_tree_cluster(40, 4.0)));
   INFO("non-blocking " << nonblocking.comm_exposed.dp.value() << " s, 4:1 "
