@@ -48,6 +48,10 @@ PhaseRequest CollectiveModel::phase_request(const CollectiveRequest& r) const {
   return p;
 }
 
+bool CollectiveModel::applicable(const CollectiveRequest& r, CollectiveAlgorithm a) const {
+  return !not_applicable(graph_, phase_request(r), a).has_value();
+}
+
 std::vector<Phase> CollectiveModel::phases(const CollectiveRequest& r, CollectiveAlgorithm a) const {
   const PhaseRequest p = phase_request(r);
   if (auto why = not_applicable(graph_, p, a)) throw std::invalid_argument(*why);

@@ -55,6 +55,9 @@ class CollectiveModel {
   /// cannot run this operation on this group (automatic always finds one for >= 2 ranks).
   [[nodiscard]] CollectiveEstimate estimate(const CollectiveRequest& r) const;
 
+  /// True when algorithm `a` (not automatic) can run the request's operation on its group.
+  [[nodiscard]] bool applicable(const CollectiveRequest& r, CollectiveAlgorithm a) const;
+
   /// The phases of a concrete algorithm (for inspection and tests).
   [[nodiscard]] std::vector<Phase> phases(const CollectiveRequest& r, CollectiveAlgorithm a) const;
 

@@ -76,4 +76,9 @@ std::span<const std::string_view> engine_names() {
   return kNames;
 }
 
+std::span<const EnumName<Duplex>> duplex_names() {
+  static constexpr std::array<EnumName<Duplex>, 2> kNames{{{"full", Duplex::full}, {"half", Duplex::half}}};
+  return kNames;
+}
+
 }  // namespace clustersim::config

@@ -20,6 +20,7 @@ std::span<const EnumName<PositionKind>> position_names();  // learned rotary
 std::span<const std::string_view> device_kind_names();     // gpu tpu wafer
 std::span<const std::string_view> topology_names();        // fat-tree torus dragonfly single-node
 std::span<const std::string_view> engine_names();          // analytic flow
+std::span<const EnumName<Duplex>> duplex_names();          // full half
 
 /// The JSON spelling of `value` in `table` (CS_ASSERTs that it is listed).
 template <class E>

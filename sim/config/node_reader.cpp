@@ -1,7 +1,9 @@
 #include <fmt/format.h>
 
+#include "sim/config/derived_topology.hpp"
 #include "sim/config/enum_names.hpp"
 #include "sim/config/section_readers.hpp"
+#include "sim/config/topology_reader.hpp"
 
 namespace clustersim::config {
 
@@ -10,6 +12,7 @@ LinkSpec read_link(ObjectReader& r) {
   link.bandwidth = r.require_quantity<BytesPerSecond>("bandwidth", Dimension::bandwidth);
   link.latency = r.quantity("latency", Dimension::time, Seconds(0), QuantityRule::non_negative);
   link.efficiency = r.number("efficiency", 1.0, {.min = 0.0, .max = 1.0, .min_exclusive = true});
+  link.duplex = read_duplex(r, "duplex");
   return link;
 }
 
@@ -33,6 +36,7 @@ NodeSpec read_node(ObjectReader& r) {
   } else if (n.nics > 0 && r.valid() && !r.has("nic")) {
     r.error("nic", fmt::format("missing required key (nics is {}, so the NIC must be described)", n.nics));
   }
+  read_node_shape(r, n);
   n.host_power = r.quantity("host_power", Dimension::power, Watts(0), QuantityRule::non_negative);
   if (auto coll = r.child("collectives")) {  // in-network reduction (issue 3); stored by read_cluster
     coll->number("nvls_efficiency", 0.0, {.min = 0.0, .max = 1.0, .min_exclusive = true});
@@ -52,16 +56,31 @@ ClusterSpec read_cluster(ObjectReader& r) {
     const auto e = coll->find("nvls_efficiency");
     if (e != coll->end() && e->is_number()) c.comm.nvls_efficiency = e->get<double>();
   }
+  const bool node_shape =
+      node.has("nvlink_mesh") || node.has("nvlink_domain_devices") || node.has("nic_attach");
   node.finish();
   c.nodes = r.require_integer("nodes", {.min = 1});
+  NetworkShapeKeys shape;
   if (auto network = r.child("network")) {
     if (auto topology = network->get_choice("topology", topology_names())) {
       c.network.topology = std::string(topology_names()[*topology]);
     }
-    c.network.oversubscription = network->number("oversubscription", 1.0, {.min = 1.0});
+    shape = read_network_shape(*network, c.network.topology, c.nodes, c.network);
     c.comm.sharp_efficiency = network->number("sharp_efficiency", 0.0, {.min = 0.0, .max = 1.0});
     network->accept("description");
     network->finish();
+  }
+  // An explicit fabric becomes the cluster's ClusterTopologySpec, checked here so that its problems
+  // carry the file and pointer of the key (the node keys may live in the node catalog file).
+  // A problem already reported at a key (or above it) is not reported again in other words.
+  if ((shape.explicit_shape() || node_shape) && c.nodes >= 1 && c.node.devices_per_node >= 1) {
+    ClusterTopologySpec t = derived_topology(c);
+    apply_network_shape(shape, c.node.nics, t);
+    for (const Diagnostic& d : t.validate()) {
+      const std::string at = r.pointer() + user_pointer(shape, d.pointer);
+      if (!r.context().failed(at)) r.context().error(at, d.message);
+    }
+    c.comm.topology = std::move(t);
   }
   return c;
 }

@@ -19,6 +19,8 @@
 #include "sim/config/straggler_set.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/run_spec.hpp"
+#include "topologies/link.hpp"
+#include "topologies/node_fabric_spec.hpp"
 
 namespace clustersim {
 
@@ -27,6 +29,7 @@ struct LinkSpec {
   BytesPerSecond bandwidth{0};  // per direction
   Seconds latency{0};
   double efficiency = 1.0;      // fraction of `bandwidth` a large collective reaches (NCCL protocol etc.)
+  Duplex duplex = Duplex::full;  // full: `bandwidth` each way at once; half: shared (TopologyGraph only)
 };
 
 enum class NodeFabric { nvswitch, nvlink_mesh, pcie, torus_ici, wafer };
@@ -40,11 +43,15 @@ struct NodeSpec {
   int nics = 8;                  // scale-out NICs per node, >= 0
   LinkSpec nic;                  // per NIC
   Watts host_power{0};           // CPUs, DRAM, fans, PSU losses per node (energy issue)
+  // Explicit node-fabric keys (issue 3, docs/topologies.md); absent = the derived defaults.
+  std::vector<MeshLink> nvlink_mesh;   // nvlink-mesh: connected pairs; empty = DGX-1V hybrid cube-mesh
+  int nvlink_domain_devices = 0;       // > devices_per_node: NVLink domain over several nodes (NVL72)
+  std::optional<LinkSpec> nic_attach;  // device <-> NIC over PCIe; absent = 2x the NIC rate
 };
 
 struct NetworkSpec {
   std::string topology = "fat-tree";  // scale-out fabric kind; refined by the topology layer
-  double oversubscription = 1.0;      // >= 1; bandwidth divisor on the upper tiers
+  double oversubscription = 1.0;      // >= 1; bandwidth divisor on the upper tiers (largest tier ratio)
 };
 
 struct ClusterSpec {

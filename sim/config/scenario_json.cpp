@@ -25,9 +25,54 @@ std::string bytes_text(Bytes b) {
 }
 
 nlohmann::json link_to_json(const LinkSpec& l) {
-  return {{"bandwidth", text(l.bandwidth.value(), Dimension::bandwidth)},
-          {"latency", text(l.latency.value(), Dimension::time)},
-          {"efficiency", l.efficiency}};
+  nlohmann::json j = {{"bandwidth", text(l.bandwidth.value(), Dimension::bandwidth)},
+                      {"latency", text(l.latency.value(), Dimension::time)},
+                      {"efficiency", l.efficiency}};
+  if (l.duplex == Duplex::half) j["duplex"] = "half";
+  return j;
+}
+
+nlohmann::json link_to_json(const LinkParams& l) {
+  nlohmann::json j = {{"bandwidth", text(l.bandwidth.value(), Dimension::bandwidth)},
+                      {"latency", text(l.latency.value(), Dimension::time)}};
+  if (l.duplex == Duplex::half) j["duplex"] = "half";
+  return j;
+}
+
+// The explicit topology's shape keys (docs/topologies.md), so the echo reads back into the same spec.
+void network_shape_to_json(const ClusterTopologySpec& t, nlohmann::json& network) {
+  switch (t.network) {
+    case NetworkKind::none:
+      break;
+    case NetworkKind::fat_tree: {
+      const FatTreeSpec& f = t.fat_tree;
+      std::vector<double> ratios;
+      for (int tier = 1; tier < f.tiers; ++tier) ratios.push_back(f.ratio(tier));
+      network["tiers"] = f.tiers;
+      network["radix"] = f.radix;
+      network["oversubscription"] = ratios;
+      network["rail_optimized"] = f.rail_optimized;
+      network["leaf_spine"] = link_to_json(f.leaf_spine);
+      if (f.tiers == 3) network["spine_core"] = link_to_json(f.spine_core);
+      break;
+    }
+    case NetworkKind::torus:
+      network["dims"] = t.torus.dims;
+      network["wrap"] = t.torus.wrap;
+      network["cube"] = t.torus.cube;
+      network["link"] = link_to_json(t.torus.link);
+      break;
+    case NetworkKind::dragonfly: {
+      const DragonflySpec& d = t.dragonfly;
+      network["groups"] = d.groups;
+      network["routers_per_group"] = d.routers_per_group;
+      network["hosts_per_router"] = d.hosts_per_router;
+      network["global_links_per_router"] = d.global_links_per_router;
+      network["local"] = link_to_json(d.local);
+      network["global"] = link_to_json(d.global);
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -65,14 +110,24 @@ nlohmann::json node_to_json(const NodeSpec& n) {
                       {"nics", n.nics},
                       {"host_power", text(n.host_power.value(), Dimension::power)}};
   if (n.nics > 0) j["nic"] = link_to_json(n.nic);
+  if (!n.nvlink_mesh.empty()) {
+    nlohmann::json mesh = nlohmann::json::array();
+    for (const MeshLink& m : n.nvlink_mesh) mesh.push_back({m.a, m.b, m.lanes});
+    j["nvlink_mesh"] = mesh;
+  }
+  if (n.nvlink_domain_devices > 0) j["nvlink_domain_devices"] = n.nvlink_domain_devices;
+  if (n.nic_attach) {
+    j["nic_attach"] = link_to_json(*n.nic_attach);
+    j["nic_attach"].erase("efficiency");
+  }
   return j;
 }
 
 nlohmann::json cluster_to_json(const ClusterSpec& c) {
-  return {{"name", c.name},
-          {"node", node_to_json(c.node)},
-          {"nodes", c.nodes},
-          {"network", {{"topology", c.network.topology}, {"oversubscription", c.network.oversubscription}}}};
+  nlohmann::json network = {{"topology", c.network.topology},
+                            {"oversubscription", c.network.oversubscription}};
+  if (c.comm.topology) network_shape_to_json(*c.comm.topology, network);
+  return {{"name", c.name}, {"node", node_to_json(c.node)}, {"nodes", c.nodes}, {"network", network}};
 }
 
 nlohmann::json model_to_json(const TransformerSpec& m) {

@@ -163,7 +163,7 @@ StepGraph build_step_graph(const Scenario& s) {
         codec += cs.codec;
       } else if (dpg > 1 && par.zero_stage < 3) {
         const CollectiveOp op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-        t = collective_time(op, Bytes(params * grad_elem), dp_group, fabric);
+        t = model.dp_collective_time(op, Bytes(params * grad_elem));
       }
       if (tied_split && (role.has_embedding || role.has_head)) {
         // Megatron all-reduces the tied embedding's gradient between the first and last stage.
@@ -198,7 +198,7 @@ StepGraph build_step_graph(const Scenario& s) {
     const double shard = par.zero_stage >= 1 ? stage_params / dpg : stage_params;
     Seconds opt = memory_pass_time(s.cluster.node.device, Bytes(shard * optimizer_bytes_per_param(tr))) + codec;
     if (par.zero_stage >= 1 && par.zero_stage < 3 && dpg > 1) {
-      const Seconds gather = collective_time(CollectiveOp::all_gather, Bytes(stage_params * weight_elem), dp_group, fabric);
+      const Seconds gather = model.dp_collective_time(CollectiveOp::all_gather, Bytes(stage_params * weight_elem));
       // With overlap the gather runs under the next step's forward except its first bucket.
       opt += tr.overlap_grad_reduce ? gather * std::min(1.0, kBucketElements / std::max(1.0, stage_params)) : gather;
     }

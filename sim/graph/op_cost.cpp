@@ -85,6 +85,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.flash_attention = tr.flash_attention;
   shape_.precision = prec;
   fabric_ = fabric_of(s.cluster);
+  topo_ = TopologyCollectives::of(s.cluster);
   // Megatron rank order: tp fastest, then cp, then dp, then pp.
   tp_group_ = place_group(par.tp, 1, g);
   cp_group_ = place_group(par.cp, par.tp, g);
@@ -192,12 +193,30 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   // --- pipeline point-to-point: each TP rank sends its 1/t slice (scatter/gather optimisation,
   // Narayanan et al. SC'21 §4.1); without sequence parallelism the receiver all-gathers it over NVLink.
   if (par.pp > 1) {
-    const GroupPlacement pair = place_group(2, par.tp * par.cp * par.dp, g);
-    p2p_ = collective_time(CollectiveOp::send_recv, act_bytes / static_cast<double>(par.tp), pair, fabric_);
+    const int stage_ranks = par.tp * par.cp * par.dp;
+    const Bytes slice = act_bytes / static_cast<double>(par.tp);
+    if (topo_) {
+      // Every rank of a stage hands its slice to its peer in the next stage at the same time.
+      p2p_ = topo_->time(
+          CollectiveOp::send_recv, slice,
+          {.size = 2, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1});
+    } else {
+      p2p_ = collective_time(CollectiveOp::send_recv, slice, place_group(2, stage_ranks, g), fabric_);
+    }
     if (!par.sequence_parallel && par.tp > 1) {
       p2p_ += collective_time(CollectiveOp::all_gather, act_bytes, tp_group_, fabric_);
     }
   }
+}
+
+Seconds OpCostModel::dp_collective_time(CollectiveOp op, Bytes bytes) const {
+  const ParallelismSpec& par = s_.parallelism;
+  if (topo_) {
+    return topo_->time(
+        op, bytes,
+        {.size = par.dp * par.cp, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1});
+  }
+  return collective_time(op, bytes, dp_group_, fabric_);
 }
 
 ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {

@@ -3,7 +3,10 @@
 // (models/) and the collective model (sim/collectives/); every engine reads the same numbers.
 #pragma once
 
+#include <memory>
 #include "models/transformer_cost.hpp"
+
+#include "sim/collectives/topology_collectives.hpp"
 #include "sim/collectives/two_level.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/units.hpp"
@@ -50,6 +53,13 @@ class OpCostModel {
   [[nodiscard]] const LayerShape& shape() const { return shape_; }
   /// Time to hand one micro-batch's boundary activation (or its gradient) to the next stage.
   [[nodiscard]] Seconds p2p_time() const { return p2p_; }
+  /// One collective of S = `bytes` on a stage's data-parallel group (dp·cp ranks, stride tp): on the
+  /// cluster's TopologyGraph with the stage's tp DP groups running at once when the cluster has an
+  /// explicit scale-out topology (topology_collectives.hpp), else the two-level closed form.
+  [[nodiscard]] Seconds dp_collective_time(CollectiveOp op, Bytes bytes) const;
+  [[nodiscard]] const GroupPlacement& dp_group() const { return dp_group_; }
+  /// The topology-aware collectives in use, or nullptr (two-level closed forms).
+  [[nodiscard]] const TopologyCollectives* topology() const { return topo_.get(); }
 
  private:
   const Scenario& s_;
@@ -59,6 +69,7 @@ class OpCostModel {
   OpCost layer_fwd_, layer_bwd_, layer_bwd_input_, layer_bwd_weight_, layer_recompute_;
   OpCost embed_fwd_, embed_bwd_, head_fwd_, head_bwd_input_, head_bwd_weight_;
   Seconds p2p_{0};
+  std::shared_ptr<const TopologyCollectives> topo_;
 };
 
 /// Builds the two-level fabric of a cluster (per-device NIC share, protocol efficiencies applied).

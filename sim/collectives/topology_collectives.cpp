@@ -1,0 +1,134 @@
+#include "sim/collectives/topology_collectives.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/collectives/cluster_fabric.hpp"
+
+namespace clustersim {
+
+namespace {
+
+constexpr double kFitBytes = 1 << 20;  // S at which A and B are read off (loads are linear in S)
+constexpr std::size_t kMaxCachedTopologies = 8;
+
+std::string link_key(const LinkParams& l) {
+  return fmt::format("{}/{}/{}", l.bandwidth.value(), l.latency.value(), static_cast<int>(l.duplex));
+}
+
+// Everything the graph and the link efficiencies depend on, as text (the cache key).
+std::string topology_key(const ClusterFabric& f) {
+  const ClusterTopologySpec& t = f.topology;
+  const NodeFabricSpec& n = t.node;
+  std::string k = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|", t.nodes, static_cast<int>(t.network),
+                              static_cast<int>(n.kind), n.devices_per_node, n.domain_devices, n.nics,
+                              link_key(n.link), link_key(n.nic), link_key(n.nic_attach));
+  for (const MeshLink& m : n.mesh) k += fmt::format("{}-{}-{},", m.a, m.b, m.lanes);
+  const FatTreeSpec& ft = t.fat_tree;
+  k += fmt::format("|{}|{}|{}|{}|{}|", ft.tiers, ft.radix, ft.rail_optimized, link_key(ft.leaf_spine),
+                   link_key(ft.spine_core));
+  for (double r : ft.oversubscription) k += fmt::format("{},", r);
+  k += fmt::format("|{}|{}|{}|", t.torus.wrap, t.torus.cube, link_key(t.torus.link));
+  for (int d : t.torus.dims) k += fmt::format("{},", d);
+  const DragonflySpec& df = t.dragonfly;
+  k += fmt::format("|{}|{}|{}|{}|{}|{}|", df.groups, df.routers_per_group, df.hosts_per_router,
+                   df.global_links_per_router, link_key(df.local), link_key(df.global));
+  const CollectiveModelOptions& o = f.options;
+  for (double e : o.efficiency.by_kind) k += fmt::format("{},", e);
+  k += fmt::format("|{}|{}|{}|{}", o.efficiency.nvls, o.efficiency.sharp, o.sharp_network, o.nvls);
+  return k;
+}
+
+std::vector<int> group_ranks(const ConcurrentGroups& g, int k) {
+  std::vector<int> ranks(static_cast<std::size_t>(g.size));
+  for (int j = 0; j < g.size; ++j)
+    ranks[static_cast<std::size_t>(j)] = g.first + k * g.group_stride + j * g.stride;
+  return ranks;
+}
+
+}  // namespace
+
+std::shared_ptr<const TopologyCollectives> TopologyCollectives::of(const ClusterSpec& c) {
+  if (!c.comm.topology || c.comm.topology->network == NetworkKind::none) return nullptr;
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const TopologyCollectives>> cache;
+  const std::string key = topology_key(cluster_fabric(c));
+  {
+    const std::lock_guard lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  auto model = std::make_shared<const TopologyCollectives>(c);  // built outside the lock
+  const std::lock_guard lock(mutex);
+  if (cache.size() >= kMaxCachedTopologies) cache.clear();
+  return cache.emplace(key, std::move(model)).first->second;
+}
+
+TopologyCollectives::TopologyCollectives(const ClusterSpec& c)
+    : model_([&] {
+        const ClusterFabric f = cluster_fabric(c);
+        return CollectiveModel(f.topology, f.options);
+      }()) {}
+
+std::vector<TopologyCollectives::Affine> TopologyCollectives::fit(CollectiveOp op,
+                                                                  const ConcurrentGroups& g) const {
+  std::vector<Affine> out;
+  CollectiveRequest probe;
+  probe.op = op;
+  probe.bytes = Bytes(kFitBytes);
+  probe.ranks = group_ranks(g, 0);
+  for (CollectiveAlgorithm a : CollectiveModel::auto_candidates(op)) {
+    if (!model_.applicable(probe, a)) continue;
+    // The phases of every group, merged index by index: all groups run the same schedule at once.
+    std::vector<Phase> merged;
+    for (int k = 0; k < g.count; ++k) {
+      CollectiveRequest r = probe;
+      r.ranks = group_ranks(g, k);
+      std::vector<Phase> phases = model_.phases(r, a);
+      if (k == 0) {
+        merged = std::move(phases);
+        continue;
+      }
+      CS_ASSERT(phases.size() == merged.size(), "identical groups expand into the same number of phases");
+      for (std::size_t i = 0; i < phases.size(); ++i) {
+        Phase& m = merged[i];
+        m.latency_steps = std::max(m.latency_steps, phases[i].latency_steps);
+        m.transfers.insert(m.transfers.end(), phases[i].transfers.begin(), phases[i].transfers.end());
+        m.in_network.insert(m.in_network.end(), phases[i].in_network.begin(), phases[i].in_network.end());
+      }
+    }
+    Affine f{a, Seconds(0), 0.0};
+    for (const Phase& p : merged) {
+      const PhaseCost c = cost_phase(model_.graph(), p, model_.options().efficiency);
+      f.fixed += c.latency;
+      f.per_byte += c.bandwidth.value() / kFitBytes;
+    }
+    out.push_back(f);
+  }
+  CS_ASSERT(!out.empty(), "automatic always finds an algorithm for >= 2 ranks");
+  return out;
+}
+
+Seconds TopologyCollectives::time(CollectiveOp op, Bytes bytes, const ConcurrentGroups& g) const {
+  if (g.size < 2 || bytes.value() <= 0.0) return Seconds(0);
+  CS_ASSERT(g.count >= 1, "at least one group");
+  const auto key = std::make_tuple(static_cast<int>(op), g);
+  std::vector<Affine> fits;
+  {
+    const std::lock_guard lock(mutex_);
+    if (auto it = cache_.find(key); it != cache_.end()) fits = it->second;
+  }
+  if (fits.empty()) {
+    fits = fit(op, g);
+    const std::lock_guard lock(mutex_);
+    cache_.emplace(key, fits);
+  }
+  Seconds best(0);
+  bool first = true;
+  for (const Affine& f : fits) {
+    const Seconds t = f.fixed + Seconds(f.per_byte * bytes.value());
+    if (first || t < best) best = t;
+    first = false;
+  }
+  return best;
+}
+
+}  // namespace clustersim

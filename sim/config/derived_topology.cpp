@@ -1,0 +1,119 @@
+#include "sim/config/derived_topology.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/diagnostics.hpp"
+
+namespace clustersim {
+
+std::vector<int> near_cubic_dims(int n, int dims) {
+  CS_ASSERT(n >= 1 && (dims == 2 || dims == 3), "near_cubic_dims needs n >= 1 and 2 or 3 dims");
+  std::vector<int> out;
+  int rest = n;
+  for (int d = dims; d > 1; --d) {
+    auto f = static_cast<int>(std::floor(std::pow(static_cast<double>(rest), 1.0 / d) + 1e-9));
+    while (f > 1 && rest % f != 0) --f;
+    out.push_back(std::max(1, f));
+    rest /= std::max(1, f);
+  }
+  out.push_back(rest);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+
+LinkParams link_params(const LinkSpec& l) {
+  return LinkParams{l.bandwidth, l.latency, l.duplex};
+}
+
+NodeFabricSpec node_fabric(const NodeSpec& n) {
+  NodeFabricSpec f;
+  f.devices_per_node = n.devices_per_node;
+  f.link = link_params(n.intra);
+  switch (n.fabric) {
+    case NodeFabric::nvswitch:
+      f.kind = NodeFabricKind::nvswitch;
+      if (n.nvlink_domain_devices > n.devices_per_node) {
+        f.kind = NodeFabricKind::nvl_domain;
+        f.domain_devices = n.nvlink_domain_devices;
+      } else if (n.devices_per_node == 1) {
+        f.kind = NodeFabricKind::none;
+      }
+      break;
+    case NodeFabric::nvlink_mesh:
+      f.kind = NodeFabricKind::nvlink_mesh;
+      f.mesh = n.nvlink_mesh.empty() ? dgx1v_hybrid_cube_mesh() : n.nvlink_mesh;
+      break;
+    case NodeFabric::pcie:
+      f.kind = NodeFabricKind::pcie;
+      break;
+    case NodeFabric::torus_ici:
+    case NodeFabric::wafer:
+      f.kind = NodeFabricKind::none;
+      break;
+  }
+  f.nics = std::min(n.nics, n.devices_per_node);
+  f.nic = link_params(n.nic);
+  f.nic_attach =
+      n.nic_attach ? link_params(*n.nic_attach) : LinkParams{n.nic.bandwidth * 2.0, Seconds(0), Duplex::full};
+  return f;
+}
+
+void derive_fat_tree(const ClusterSpec& c, ClusterTopologySpec& t) {
+  FatTreeSpec& ft = t.fat_tree;
+  ft.radix = 64;
+  ft.rail_optimized = t.node.nics == t.node.devices_per_node && t.node.nics > 1;
+  ft.leaf_spine = t.node.nic;
+  ft.spine_core = t.node.nic;
+  const double r = c.network.oversubscription;
+  ft.tiers = 2;
+  ft.oversubscription = {r};
+  bool ok = false;
+  (void)FatTreeShape::of(ft, t.nodes, t.node.nics, &ok);
+  if (!ok) {
+    ft.tiers = 3;
+    ft.oversubscription = {r, r};
+  }
+}
+
+void derive_torus(const ClusterSpec& c, ClusterTopologySpec& t) {
+  const int devices = c.devices();
+  const int d = devices >= 64 ? 3 : 2;
+  t.torus.dims = near_cubic_dims(devices, d);
+  t.torus.wrap = true;
+  const bool cubes = c.node.fabric == NodeFabric::torus_ici &&
+                     std::all_of(t.torus.dims.begin(), t.torus.dims.end(), [](int k) { return k % 4 == 0; });
+  t.torus.cube = cubes ? 4 : 0;
+  t.torus.link = LinkParams{c.node.intra.bandwidth / (2.0 * d), c.node.intra.latency, c.node.intra.duplex};
+  t.node.kind = NodeFabricKind::none;
+  t.node.nics = 0;
+}
+
+}  // namespace
+
+ClusterTopologySpec derived_topology(const ClusterSpec& c) {
+  ClusterTopologySpec t;
+  t.nodes = c.nodes;
+  t.node = node_fabric(c.node);
+  const std::string& kind = c.network.topology;
+  if (kind == "single-node" || c.nodes == 1) {
+    t.network = NetworkKind::none;
+  } else if (kind == "fat-tree") {
+    t.network = NetworkKind::fat_tree;
+    derive_fat_tree(c, t);
+  } else if (kind == "torus") {
+    t.network = NetworkKind::torus;
+    derive_torus(c, t);
+  } else if (kind == "dragonfly") {
+    t.network = NetworkKind::dragonfly;
+    t.dragonfly.local = t.node.nic;
+    t.dragonfly.global = t.node.nic;
+  } else {
+    throw ConfigError("", "/network/topology", "unknown network topology '" + kind + "'");
+  }
+  return t;
+}
+
+}  // namespace clustersim

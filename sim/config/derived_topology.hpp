@@ -1,0 +1,37 @@
+// From the node and network fields of a ClusterSpec to the ClusterTopologySpec of its fabric, with the
+// defaults that apply to every key the cluster JSON leaves out (docs/topologies.md, "Defaults").
+//
+//   node fabric   nvswitch -> nvswitch (nvl-domain when node.nvlink_domain_devices > devices_per_node;
+//                 none for a single-device node); nvlink-mesh -> node.nvlink_mesh, else the DGX-1V
+//                 hybrid cube-mesh; pcie -> pcie; torus-ici, wafer -> none. intra_link -> the node link.
+//   NIC attach    node.nic_attach, else device <-> NIC PCIe path at 2x the NIC rate and no latency
+//                 (PCIe x16 of the NIC's generation is ~1.3x the NIC rate, so never the bottleneck).
+//   NICs          min(nics, devices_per_node): catalog nodes with more ports than devices (CS-2) use
+//                 one per device. An explicit topology keeps the count, so validation reports it.
+//   fat-tree      radix 64 (NDR/HDR switch class: QM9700 has 64 x 400 Gb/s ports), 2 tiers if they
+//                 hold the NICs at the given oversubscription, else 3; the single `oversubscription`
+//                 applies to every tier; rail-optimized when nics == devices_per_node > 1 (NVIDIA
+//                 SuperPOD reference architecture); leaf-spine and spine-core links = the NIC link.
+//   torus         dims: the device count split into 3 (or 2 below 64) near-equal factors, largest
+//                 last; cube 4 when every dim is a multiple of 4 and the node fabric is torus-ici;
+//                 per-link bandwidth = intra_link bandwidth / (2 · dims) (one chip's total over its
+//                 links), latency = intra_link latency; the node keeps no fabric and no NICs.
+//   dragonfly     links = the NIC link; the shape (groups, routers, hosts, global links) has no
+//                 default: sim/config requires the explicit keys.
+#pragma once
+
+#include <vector>
+
+#include "sim/config/scenario.hpp"
+#include "topologies/cluster_topology_spec.hpp"
+
+namespace clustersim {
+
+/// The topology implied by the cluster's fields (the rules above). Throws ConfigError at
+/// /network/topology for an unknown network kind.
+ClusterTopologySpec derived_topology(const ClusterSpec& c);
+
+/// Near-equal factors of n (dims = 2 or 3), ascending: 4096 -> {16, 16, 16}, 512 -> {8, 8, 8}.
+std::vector<int> near_cubic_dims(int n, int dims);
+
+}  // namespace clustersim

@@ -1,0 +1,97 @@
+// The analytic engine on an explicit topology (ClusterSpec::comm.topology): DP gradient sync and
+// pipeline sends are costed on the TopologyGraph (sim/collectives/topology_collectives.hpp).
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "sim/collectives/topology_collectives.hpp"
+#include "sim/config/derived_topology.hpp"
+#include "sim/engine/analytic_engine.hpp"
+
+using namespace clustersim;
+using namespace clustersim::testing;
+
+namespace {
+
+// GPT 1.3B-class, data parallel over 16 DGX A100 nodes, gradient sync not overlapped.
+Scenario dp_job(ClusterSpec c, int tp = 1, int pp = 1) {
+  Scenario s = scenario(std::move(c), gpt(24, 2048, 16), tp, pp, 1, 16 * 16 * 8 / (tp * pp));
+  s.training.overlap_grad_reduce = false;
+  return s;
+}
+
+// 16 DGX A100 nodes on a 2-tier fat-tree without rails (a node's 8 NICs share a leaf): radix 64 at
+// 1:1 (32 down : 32 up, 4 nodes per leaf) or radix 40 at 4:1 (32 down : 8 up, 4 nodes per leaf).
+ClusterSpec fat_tree_cluster(int radix, double ratio) {
+  ClusterSpec c = dgx_a100_cluster(16);
+  c.network.topology = "fat-tree";
+  ClusterTopologySpec t = derived_topology(c);
+  t.fat_tree.tiers = 2;
+  t.fat_tree.radix = radix;
+  t.fat_tree.rail_optimized = false;
+  t.fat_tree.oversubscription = {ratio};
+  REQUIRE(t.validate().empty());
+  c.comm.topology = t;
+  return c;
+}
+
+ClusterSpec torus_cluster(std::vector<int> dims) {
+  ClusterSpec c = dgx_a100_cluster(16);
+  c.node.fabric = NodeFabric::torus_ici;
+  c.network.topology = "torus";
+  ClusterTopologySpec t = derived_topology(c);
+  t.torus.dims = std::move(dims);
+  t.torus.cube = 0;
+  REQUIRE(t.validate().empty());
+  c.comm.topology = t;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a 4:1 oversubscribed fat-tree exposes more DP sync time than a non-blocking one",
+          "[engine][topology]") {
+  const StepResult nonblocking = run_analytic(dp_job(fat_tree_cluster(64, 1.0)));
+  const StepResult oversubscribed = run_analytic(dp_job(fat_tree_cluster(40, 4.0)));
+  INFO("non-blocking " << nonblocking.comm_exposed.dp.value() << " s, 4:1 "
+                       << oversubscribed.comm_exposed.dp.value() << " s");
+  CHECK(nonblocking.comm_exposed.dp.value() > 0.0);
+  CHECK(oversubscribed.comm_exposed.dp.value() > 1.2 * nonblocking.comm_exposed.dp.value());
+  CHECK(oversubscribed.step_time > nonblocking.step_time);
+}
+
+TEST_CASE("a torus cluster differs from a fat-tree one, and its dims matter", "[engine][topology]") {
+  const StepResult tree = run_analytic(dp_job(fat_tree_cluster(64, 1.0)));
+  const StepResult cube = run_analytic(dp_job(torus_cluster({4, 4, 8})));
+  const StepResult line = run_analytic(dp_job(torus_cluster({2, 2, 32})));
+  INFO("fat-tree " << tree.comm_exposed.dp.value() << " s, 4x4x8 " << cube.comm_exposed.dp.value()
+                   << " s, 2x2x32 " << line.comm_exposed.dp.value() << " s");
+  CHECK(cube.comm_exposed.dp.value() != Approx(tree.comm_exposed.dp.value()).epsilon(0.01));
+  CHECK(line.comm_exposed.dp.value() != Approx(cube.comm_exposed.dp.value()).epsilon(0.01));
+}
+
+TEST_CASE("pipeline sends go through the topology and feel oversubscription", "[engine][topology]") {
+  const StepResult nonblocking = run_analytic(dp_job(fat_tree_cluster(64, 1.0), 8, 4));
+  const StepResult oversubscribed = run_analytic(dp_job(fat_tree_cluster(40, 4.0), 8, 4));
+  CHECK(oversubscribed.comm_exposed.pp.value() >= nonblocking.comm_exposed.pp.value());
+  CHECK(oversubscribed.step_time >= nonblocking.step_time);
+}
+
+TEST_CASE("the cached affine fit equals a direct topology estimate of one group", "[engine][topology]") {
+  const ClusterSpec c = fat_tree_cluster(40, 4.0);
+  const auto topo = TopologyCollectives::of(c);
+  REQUIRE(topo != nullptr);
+  CHECK(TopologyCollectives::of(c) == topo);  // built once per topology
+  const ConcurrentGroups one{.size = 16, .stride = 8, .first = 0, .count = 1, .group_stride = 1};
+  for (double bytes : {1e3, 1e6, 3e9}) {
+    CollectiveRequest r;
+    r.op = CollectiveOp::all_reduce;
+    r.bytes = Bytes(bytes);
+    r.ranks = strided_group(16, 0, 8);
+    const double direct = topo->model().estimate(r).time.value();
+    CHECK(topo->time(CollectiveOp::all_reduce, Bytes(bytes), one).value() == Approx(direct).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("a cluster without an explicit topology keeps the two-level closed forms", "[engine][topology]") {
+  CHECK(TopologyCollectives::of(dgx_a100_cluster(16)) == nullptr);
+}
