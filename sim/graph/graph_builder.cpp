@@ -110,7 +110,11 @@ StepGraph build_step_graph(const Scenario& s) {
   const auto schedule = build_schedule(g.schedule);
   OpIndex index(p, m, v);
   g.order.resize(static_cast<std::size_t>(p));
+  std::size_t op_count = 0;
+  for (const auto& stage_ops : schedule) op_count += stage_ops.size();
+  g.nodes.reserve(op_count + 2 * static_cast<std::size_t>(p * (v + 1)));  // + gradient syncs and optimizers
   for (int st = 0; st < p; ++st) {
+    g.order[static_cast<std::size_t>(st)][0].reserve(schedule[static_cast<std::size_t>(st)].size() + 1);
     for (const PipelineOp& op : schedule[static_cast<std::size_t>(st)]) {
       StepNode n;
       n.kind = node_kind(op.kind);

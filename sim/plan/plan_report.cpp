@@ -87,6 +87,11 @@ std::string why_it_ranks(const PlanResult& r, std::size_t i) {
     if (d > d_best) best = k;
   }
   const double obj_delta = relative(c.objective, ref.objective);
+  if (std::fabs(obj_delta) < 0.05) {
+    // A tie (e.g. selective recomputation with flash attention recomputes nothing): no component explains it.
+    return fmt::format("ties with #{} on {} (within 0.05%; the order among ties is the search order); {}",
+                       i == 0 ? 2 : 1, to_string(r.objective), headroom_text(c));
+  }
   if (i == 0) {
     return fmt::format("{:.1f}% better {} than #2; less {} ({} vs {}); {}", -obj_delta, to_string(r.objective),
                        mine[best].name, duration_text(mine[best].seconds), duration_text(theirs[best].seconds),

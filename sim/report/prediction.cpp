@@ -1,5 +1,7 @@
 #include "sim/report/prediction.hpp"
 
+#include "models/energy/power_cap.hpp"
+#include "sim/energy/capped_scenario.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/flow_engine.hpp"
 #include "sim/report/collective_report.hpp"
@@ -9,9 +11,27 @@
 
 namespace clustersim {
 
+namespace {
+
+// A power cap (energy.power_cap) slows the device (sim/energy/capped_scenario.hpp), so the engine runs the
+// capped scenario. Its peak FLOP/s is the capped one; MFU and HFU stay relative to the nominal peak.
+StepResult run_engine(const Scenario& s) {
+  const auto engine = [](const Scenario& x) { return x.engine == "flow" ? flow::run_flow_step(x) : run_analytic(x); };
+  if (!s.energy || !s.energy->power_cap) return engine(s);
+  const PowerCapEffect effect = apply_power_cap(s.energy->device, *s.energy->power_cap);
+  if (!effect.binding) return engine(s);
+  StepResult r = engine(capped_scenario(s, effect));
+  const double compute_slowdown = effect.slowdown[DeviceState::compute];
+  r.mfu /= compute_slowdown;
+  r.hfu /= compute_slowdown;
+  return r;
+}
+
+}  // namespace
+
 Prediction predict(const Scenario& s, PredictOptions options) {
   Prediction p;
-  p.step = s.engine == "flow" ? flow::run_flow_step(s) : run_analytic(s);
+  p.step = run_engine(s);
   add_run_section(s, p);
   add_energy_section(s, p, options.text);
   return p;

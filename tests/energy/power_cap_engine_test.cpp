@@ -3,6 +3,7 @@
 #include "energy_fixtures.hpp"
 #include "sim/energy/scenario_energy.hpp"
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/report/prediction.hpp"
 
 using namespace clustersim;
 
@@ -78,4 +79,18 @@ TEST_CASE("energy.power_cap applies the cap to the energy figures of the step") 
   CHECK(a.energy.step_time > b.energy.step_time);
   CHECK(a.energy.state_power[DeviceState::compute].value() == Approx(300.0));
   CHECK(a.energy.peak_power.device.value() <= 300.0 + 1e-9);
+}
+
+TEST_CASE("energy.power_cap slows the reported step, and MFU stays relative to the nominal peak") {
+  nlohmann::json doc = test::a100_experiment();
+  doc["energy"] = {{"power_cap", "300 W"}};
+  const Scenario capped = test::build(doc);
+  const Scenario free = test::build(test::a100_experiment());
+  const Prediction pc = predict(capped);
+  const Prediction pf = predict(free);
+  CHECK(pc.step.step_time > pf.step.step_time);
+  // The same model FLOPs in a longer step against the same nominal peak: MFU falls by the time ratio.
+  CHECK(pc.step.mfu == Approx(pf.step.mfu * pf.step.step_time.value() / pc.step.step_time.value()).epsilon(1e-9));
+  // The energy section integrates the same capped timeline.
+  CHECK(pc.energy_json["step_time_s"].get<double>() == Approx(pc.step.step_time.value()).epsilon(1e-9));
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "plan_test_support.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -129,6 +130,32 @@ TEST_CASE("objectives that need missing sections are refused with a message", "[
 TEST_CASE("every top strategy carries a one-line reason", "[plan][planner]") {
   const PlanResult r = plan_strategies(small_experiment(), {});
   REQUIRE(r.ranked.size() >= 3);
-  CHECK_THAT(why_it_ranks(r, 0), Catch::Contains("better time than #2") && Catch::Contains("headroom"));
+  const auto ties = [&](std::size_t i, std::size_t j) {
+    return std::fabs(r.ranked[i].objective - r.ranked[j].objective) < 5e-4 * r.ranked[j].objective;
+  };
+  CHECK_THAT(why_it_ranks(r, 0), Catch::Contains(ties(0, 1) ? "ties with #2" : "better time than #2") &&
+                                     Catch::Contains("headroom"));
+  // The first strategy that does not tie with #1 says how much worse it is and why.
+  std::size_t k = 1;
+  while (k < r.ranked.size() && ties(k, 0)) ++k;
+  REQUIRE(k < r.ranked.size());
+  CHECK_THAT(why_it_ranks(r, k), Catch::Contains("worse time than #1"));
+}
+
+TEST_CASE("strategies that tie on the objective are said to tie, not to win by 0.0 %", "[plan][planner]") {
+  PlanResult r;
+  PlanCandidate a;
+  a.step_time = Seconds(12.375);
+  a.objective = 12.375;
+  a.headroom = Bytes(8.6 * 1073741824.0);
+  PlanCandidate b = a;
+  b.order = 1;
+  PlanCandidate c = a;
+  c.order = 2;
+  c.step_time = Seconds(13.0);
+  c.objective = 13.0;
+  r.ranked = {a, b, c};
+  CHECK_THAT(why_it_ranks(r, 0), Catch::Contains("ties with #2"));
+  CHECK_THAT(why_it_ranks(r, 1), Catch::Contains("ties with #1"));
   CHECK_THAT(why_it_ranks(r, 2), Catch::Contains("worse time than #1"));
 }
