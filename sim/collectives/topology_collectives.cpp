@@ -68,33 +68,41 @@ TopologyCollectives::TopologyCollectives(const ClusterSpec& c)
         return CollectiveModel(f.topology, f.options);
       }()) {}
 
+std::vector<Phase> TopologyCollectives::merged_phases(CollectiveOp op, double bytes,
+                                                      const std::vector<std::vector<int>>& groups,
+                                                      CollectiveAlgorithm a) const {
+  std::vector<Phase> merged;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    CollectiveRequest r;
+    r.op = op;
+    r.bytes = Bytes(bytes);
+    r.ranks = groups[k];
+    if (k == 0 && !model_.applicable(r, a)) return {};
+    std::vector<Phase> phases = model_.phases(r, a);
+    if (k == 0) {
+      merged = std::move(phases);
+      continue;
+    }
+    // All groups run the same schedule at once.
+    CS_ASSERT(phases.size() == merged.size(), "identical groups expand into the same number of phases");
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+      Phase& m = merged[i];
+      m.latency_steps = std::max(m.latency_steps, phases[i].latency_steps);
+      m.transfers.insert(m.transfers.end(), phases[i].transfers.begin(), phases[i].transfers.end());
+      m.in_network.insert(m.in_network.end(), phases[i].in_network.begin(), phases[i].in_network.end());
+    }
+  }
+  return merged;
+}
+
 std::vector<TopologyCollectives::Affine> TopologyCollectives::fit(CollectiveOp op,
                                                                   const ConcurrentGroups& g) const {
+  std::vector<std::vector<int>> groups;
+  for (int k = 0; k < g.count; ++k) groups.push_back(group_ranks(g, k));
   std::vector<Affine> out;
-  CollectiveRequest probe;
-  probe.op = op;
-  probe.bytes = Bytes(kFitBytes);
-  probe.ranks = group_ranks(g, 0);
   for (CollectiveAlgorithm a : CollectiveModel::auto_candidates(op)) {
-    if (!model_.applicable(probe, a)) continue;
-    // The phases of every group, merged index by index: all groups run the same schedule at once.
-    std::vector<Phase> merged;
-    for (int k = 0; k < g.count; ++k) {
-      CollectiveRequest r = probe;
-      r.ranks = group_ranks(g, k);
-      std::vector<Phase> phases = model_.phases(r, a);
-      if (k == 0) {
-        merged = std::move(phases);
-        continue;
-      }
-      CS_ASSERT(phases.size() == merged.size(), "identical groups expand into the same number of phases");
-      for (std::size_t i = 0; i < phases.size(); ++i) {
-        Phase& m = merged[i];
-        m.latency_steps = std::max(m.latency_steps, phases[i].latency_steps);
-        m.transfers.insert(m.transfers.end(), phases[i].transfers.begin(), phases[i].transfers.end());
-        m.in_network.insert(m.in_network.end(), phases[i].in_network.begin(), phases[i].in_network.end());
-      }
-    }
+    const std::vector<Phase> merged = merged_phases(op, kFitBytes, groups, a);
+    if (merged.empty()) continue;
     Affine f{a, Seconds(0), 0.0};
     for (const Phase& p : merged) {
       const PhaseCost c = cost_phase(model_.graph(), p, model_.options().efficiency);
@@ -105,6 +113,27 @@ std::vector<TopologyCollectives::Affine> TopologyCollectives::fit(CollectiveOp o
   }
   CS_ASSERT(!out.empty(), "automatic always finds an algorithm for >= 2 ranks");
   return out;
+}
+
+TopologyCollectives::Schedule TopologyCollectives::schedule(
+    CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) const {
+  Schedule best;
+  if (groups.empty() || groups.front().size() < 2 || bytes.value() <= 0.0) return best;
+  bool first = true;
+  Seconds best_time(0);
+  for (CollectiveAlgorithm a : CollectiveModel::auto_candidates(op)) {
+    std::vector<Phase> merged = merged_phases(op, bytes.value(), groups, a);
+    if (merged.empty()) continue;
+    Seconds t(0);
+    for (const Phase& p : merged) t += cost_phase(model_.graph(), p, model_.options().efficiency).time;
+    if (first || t < best_time) {
+      best = {a, std::move(merged)};
+      best_time = t;
+      first = false;
+    }
+  }
+  CS_ASSERT(!first, "automatic always finds an algorithm for >= 2 ranks");
+  return best;
 }
 
 Seconds TopologyCollectives::time(CollectiveOp op, Bytes bytes, const ConcurrentGroups& g) const {

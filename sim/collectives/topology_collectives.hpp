@@ -54,6 +54,17 @@ class TopologyCollectives {
 
   [[nodiscard]] const CollectiveModel& model() const { return model_; }
 
+  /// The schedule the flow engine replays: `op` on S = `bytes` over every group of `groups` at once
+  /// (explicit device lists of one size), the phases of all groups merged index by index, for the
+  /// algorithm among CollectiveModel::auto_candidates whose merged schedule costs least (as time()
+  /// chooses). Groups of one rank give no phases.
+  struct Schedule {
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+    std::vector<Phase> phases;
+  };
+  [[nodiscard]] Schedule schedule(CollectiveOp op, Bytes bytes,
+                                  const std::vector<std::vector<int>>& groups) const;
+
  private:
   struct Affine {
     CollectiveAlgorithm algorithm;
@@ -61,6 +72,10 @@ class TopologyCollectives {
     double per_byte = 0;  // B: bottleneck seconds per byte of S, summed over phases
   };
   [[nodiscard]] std::vector<Affine> fit(CollectiveOp op, const ConcurrentGroups& g) const;
+  /// Phases of algorithm `a` for every group, merged index by index (empty if `a` cannot run them).
+  [[nodiscard]] std::vector<Phase> merged_phases(CollectiveOp op, double bytes,
+                                                 const std::vector<std::vector<int>>& groups,
+                                                 CollectiveAlgorithm a) const;
 
   CollectiveModel model_;
   mutable std::mutex mutex_;

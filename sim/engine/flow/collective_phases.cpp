@@ -1,5 +1,7 @@
 #include "sim/engine/flow/collective_phases.hpp"
 
+#include <algorithm>
+
 #include "sim/core/diagnostics.hpp"
 
 namespace clustersim::flow {
@@ -9,12 +11,12 @@ namespace {
 struct Ring {
   bool intra = true;  // ring among the k ranks of a node, else among the n nodes (same local rank)
   int size = 1;
-  Bytes bytes{0};     // buffer the ring runs on
+  Bytes bytes{0};  // buffer the ring runs on
   Seconds alpha{0};
 };
 
-void add_ring(std::vector<FlowPhase>& out, const Ring& ring, const RankLayout& layout, int stage, int k, int n,
-              Fidelity fidelity) {
+void add_ring(std::vector<FlowPhase>& out, const Ring& ring, const RankLayout& layout, int stage, int k,
+              int n, Fidelity fidelity) {
   if (ring.size <= 1) return;
   const int steps = ring.size - 1;
   const int members = k * n;
@@ -41,7 +43,8 @@ void add_ring(std::vector<FlowPhase>& out, const Ring& ring, const RankLayout& l
 }  // namespace
 
 std::vector<FlowPhase> collective_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
-                                         GroupPlacement group, const TwoLevelFabric& fabric, Fidelity fidelity) {
+                                         GroupPlacement group, const TwoLevelFabric& fabric,
+                                         Fidelity fidelity) {
   CS_ASSERT(group.size == layout.replicas(), "the collective spans the dp·cp group");
   const int k = group.per_node, n = group.nodes();
   const Ring intra{true, k, bytes, fabric.intra_latency};
@@ -57,6 +60,42 @@ std::vector<FlowPhase> collective_phases(CollectiveOp op, Bytes bytes, const Ran
   if (gather) {
     add_ring(out, inter, layout, stage, k, n, fidelity);
     add_ring(out, intra, layout, stage, k, n, fidelity);
+  }
+  return out;
+}
+
+std::vector<FlowPhase> topology_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
+                                       const FabricLayout& fabric, Fidelity fidelity) {
+  const TopologyCollectives* topo = fabric.topology();
+  CS_ASSERT(topo != nullptr, "topology phases need a topology-mode fabric");
+  std::vector<std::vector<int>> groups(static_cast<std::size_t>(layout.tp()));
+  for (int t = 0; t < layout.tp(); ++t) {
+    for (int j = 0; j < layout.replicas(); ++j)
+      groups[static_cast<std::size_t>(t)].push_back(layout.device(stage, j, t));
+  }
+  const TopologyCollectives::Schedule sched = topo->schedule(op, bytes, groups);
+  const TopologyGraph& graph = topo->model().graph();
+  std::vector<FlowPhase> out;
+  for (const Phase& ph : sched.phases) {
+    if (ph.engine != PhaseEngine::links || !ph.in_network.empty()) {
+      FlowPhase wait;
+      wait.extra_latency = cost_phase(graph, ph, topo->model().options().efficiency).time;
+      out.push_back(std::move(wait));
+      continue;
+    }
+    Seconds alpha(0);
+    for (const Transfer& tr : ph.transfers) {
+      if (tr.src != tr.dst) alpha = max(alpha, fabric.route_latency(fabric.route(tr.src, tr.dst)));
+    }
+    const int steps = fidelity == Fidelity::exact ? std::max(1, ph.latency_steps) : 1;
+    for (int i = 0; i < steps; ++i) {
+      FlowPhase fp;
+      fp.flows.reserve(ph.transfers.size());
+      for (const Transfer& tr : ph.transfers) fp.flows.push_back({tr.src, tr.dst, Bytes(tr.bytes / steps)});
+      fp.extra_latency =
+          alpha * (fidelity == Fidelity::exact ? std::min(1, ph.latency_steps) : ph.latency_steps);
+      out.push_back(std::move(fp));
+    }
   }
   return out;
 }

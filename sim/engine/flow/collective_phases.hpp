@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/collectives/two_level.hpp"
+#include "sim/engine/flow/fabric_layout.hpp"
 #include "sim/engine/flow/flow_options.hpp"
 #include "sim/engine/flow/rank_layout.hpp"
 
@@ -29,6 +30,15 @@ struct FlowPhase {
 /// Phases of `op` over the dp·cp group of `stage` (every TP rank's group runs in parallel).
 /// `group` gives k = ranks per node and n = nodes of the group, as the analytic engine places it.
 std::vector<FlowPhase> collective_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
-                                         GroupPlacement group, const TwoLevelFabric& fabric, Fidelity fidelity);
+                                         GroupPlacement group, const TwoLevelFabric& fabric,
+                                         Fidelity fidelity);
+
+/// Topology mode (fabric.topology() set): the schedule the analytic engine costs on the TopologyGraph
+/// (TopologyCollectives::schedule: the algorithm `automatic` picks, every TP rank's DP group at once),
+/// one flow per transfer per phase, then latency_steps · α (α = the phase's largest route latency).
+/// In-network phases (NVLS, SHARP) are not flows: they become timed waits of their closed-form cost.
+/// `exact` splits each phase into its latency_steps message steps, each moving 1/latency_steps of it.
+std::vector<FlowPhase> topology_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
+                                       const FabricLayout& fabric, Fidelity fidelity);
 
 }  // namespace clustersim::flow

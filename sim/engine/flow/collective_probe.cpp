@@ -17,8 +17,8 @@ namespace clustersim::flow {
 
 namespace sg4 = simgrid::s4u;
 
-Seconds simulate_collective(const ClusterSpec& cluster, const ParallelismSpec& par, CollectiveOp op, Bytes bytes,
-                            const FlowOptions& options) {
+Seconds simulate_collective(const ClusterSpec& cluster, const ParallelismSpec& par, CollectiveOp op,
+                            Bytes bytes, const FlowOptions& options) {
   const std::string out = run_in_child([&](const ChildWriter& w) {
     SimgridEngine engine;
     const FabricLayout layout(cluster, options.leaf_nodes);
@@ -36,8 +36,8 @@ Seconds simulate_collective(const ClusterSpec& cluster, const ParallelismSpec& p
       while (next < phases.size() && left == 0) {
         for (const FlowSpec& f : phases[next].flows) {
           const FabricRoute r = layout.route(f.src, f.dst);
-          sg4::CommPtr c = sg4::Comm::sendto_init(platform.endpoint(f.src, r.intra_node),
-                                                  platform.endpoint(f.dst, r.intra_node));
+          const auto [from, to] = platform.endpoints(f.src, f.dst, r.intra_node);
+          sg4::CommPtr c = sg4::Comm::sendto_init(from, to);
           c->set_payload_size(static_cast<std::uint64_t>(f.bytes.value()));
           c->start();
           keep.push_back(c);

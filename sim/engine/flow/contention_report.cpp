@@ -32,13 +32,14 @@ const LinkUse* busiest_overall(const FlowRun& run) {
 std::string explanation(const FlowRun& run, const StepResult& f, const StepResult& a) {
   const Delta d = delta(f, a);
   const LinkUse* top = busiest_overall(run);
-  const std::string link =
-      top == nullptr ? std::string("no inter-device flows")
-                     : fmt::format("busiest link {} ({}) at {:.1f} % utilisation", top->link, link_class_name(top->cls),
-                                   100.0 * top->utilisation);
+  const std::string link = top == nullptr
+                               ? std::string("no inter-device flows")
+                               : fmt::format("busiest link {} ({}) at {:.1f} % utilisation", top->link,
+                                             link_class_name(top->cls), 100.0 * top->utilisation);
   if (std::abs(d.fraction) < 0.01) {
-    return fmt::format("flow and analytic step times agree within 1 % ({:+.2f} %): no significant contention; {}",
-                       100.0 * d.fraction, link);
+    return fmt::format(
+        "flow and analytic step times agree within 1 % ({:+.2f} %): no significant contention; {}",
+        100.0 * d.fraction, link);
   }
   return fmt::format(
       "flow step {:+.4g} s ({:+.2f} %) vs analytic, from exposed communication on the critical stage: "
@@ -51,15 +52,15 @@ std::string explanation(const FlowRun& run, const StepResult& f, const StepResul
 nlohmann::json contention_json(const FlowRun& run, const StepResult& analytic, std::size_t job) {
   const StepResult& f = run.steps.at(job);
   const Delta d = delta(f, analytic);
+  // The two-level classes are always listed; a TopologyGraph's other classes when they carried bytes.
   nlohmann::json links = nlohmann::json::object();
-  for (const LinkClass c : {LinkClass::nvlink, LinkClass::nic, LinkClass::leaf_uplink}) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const LinkUse& l : run.busiest) {
-      if (l.cls == c) list.push_back({{"link", l.link}, {"utilisation", l.utilisation}, {"bytes", l.bytes}});
-    }
-    links[link_class_name(c)] = std::move(list);
+  for (const char* c : {"nvlink", "nic", "leaf_uplink"}) links[c] = nlohmann::json::array();
+  for (const LinkUse& l : run.busiest) {
+    links[link_class_name(l.cls)].push_back(
+        {{"link", l.link}, {"utilisation", l.utilisation}, {"bytes", l.bytes}});
   }
   return {
+      {"fabric", run.fabric},
       {"fidelity", fidelity_name(run.options.fidelity)},
       {"symmetry_reduction", run.options.symmetry_reduction},
       {"leaf_nodes", run.options.leaf_nodes},
@@ -78,12 +79,13 @@ nlohmann::json contention_json(const FlowRun& run, const StepResult& analytic, s
 
 std::string contention_text(const FlowRun& run, const StepResult& analytic, std::size_t job) {
   const StepResult& f = run.steps.at(job);
-  std::string out = fmt::format("\nContention (flow engine, fidelity {}, {} flows{})\n", fidelity_name(run.options.fidelity),
-                                run.flows, run.options.symmetry_reduction ? ", symmetry-reduced" : "");
+  std::string out = fmt::format("\nContention (flow engine on {}, fidelity {}, {} flows{})\n", run.fabric,
+                                fidelity_name(run.options.fidelity), run.flows,
+                                run.options.symmetry_reduction ? ", symmetry-reduced" : "");
   out += "  " + explanation(run, f, analytic) + "\n";
   for (const LinkUse& l : run.busiest) {
-    out += fmt::format("  {:<12} {:<20} {:6.1f} %  {:.3g} GB\n", link_class_name(l.cls), l.link, 100.0 * l.utilisation,
-                       l.bytes / 1e9);
+    out += fmt::format("  {:<16} {:<28} {:6.1f} %  {:.3g} GB\n", link_class_name(l.cls), l.link,
+                       100.0 * l.utilisation, l.bytes / 1e9);
   }
   return out;
 }

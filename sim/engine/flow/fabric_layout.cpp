@@ -1,7 +1,7 @@
 #include "sim/engine/flow/fabric_layout.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/diagnostics.hpp"
 
@@ -9,9 +9,26 @@ namespace clustersim::flow {
 
 const char* link_class_name(LinkClass c) {
   switch (c) {
-    case LinkClass::nvlink: return "nvlink";
-    case LinkClass::nic: return "nic";
-    case LinkClass::leaf_uplink: return "leaf_uplink";
+    case LinkClass::nvlink:
+      return "nvlink";
+    case LinkClass::nic:
+      return "nic";
+    case LinkClass::leaf_uplink:
+      return "leaf_uplink";
+    case LinkClass::pcie:
+      return "pcie";
+    case LinkClass::leaf_spine:
+      return "leaf_spine";
+    case LinkClass::spine_core:
+      return "spine_core";
+    case LinkClass::torus:
+      return "torus";
+    case LinkClass::torus_optical:
+      return "torus_optical";
+    case LinkClass::dragonfly_local:
+      return "dragonfly_local";
+    case LinkClass::dragonfly_global:
+      return "dragonfly_global";
   }
   return "?";
 }
@@ -25,7 +42,8 @@ FabricLayout::FabricLayout(const ClusterSpec& cluster, int leaf_nodes)
   CS_ASSERT(leaf_nodes > 0, "leaf groups hold at least one node");
   const NodeSpec& n = cluster.node;
   if (nodes_ > 1 && nics_ <= 0) {
-    throw ConfigError("", "/cluster/node/nics", "the flow engine needs scale-out NICs to connect several nodes");
+    throw ConfigError("", "/cluster/node/nics",
+                      "the flow engine needs scale-out NICs to connect several nodes");
   }
   const BytesPerSecond nvl = n.intra.bandwidth * n.intra.efficiency;
   for (int d = 0; d < devices_; ++d) {
@@ -37,15 +55,91 @@ FabricLayout::FabricLayout(const ClusterSpec& cluster, int leaf_nodes)
   const int users = nics_ > 0 ? std::max(1, per_node_ / nics_) : 0;
   for (int node = 0; node < nodes_ && nics_ > 0; ++node) {
     for (int k = 0; k < nics_; ++k) {
-      links_.push_back({fmt::format("n{}.nic{}", node, k), LinkClass::nic, nic_bw, n.nic.latency * 0.5, users});
+      links_.push_back(
+          {fmt::format("n{}.nic{}", node, k), LinkClass::nic, nic_bw, n.nic.latency * 0.5, users});
     }
   }
   uplink_base_ = static_cast<int>(links_.size());
   for (int leaf = 0; leaf < leaves() && nics_ > 0; ++leaf) {
     const int nodes_below = std::min(leaf_nodes_, nodes_ - leaf * leaf_nodes_);
-    const BytesPerSecond up = nic_bw * (static_cast<double>(nodes_below) * nics_ / cluster.network.oversubscription);
-    links_.push_back({fmt::format("leaf{}.up", leaf), LinkClass::leaf_uplink, up, Seconds(0),
-                      nodes_below * per_node_});
+    const BytesPerSecond up =
+        nic_bw * (static_cast<double>(nodes_below) * nics_ / cluster.network.oversubscription);
+    links_.push_back(
+        {fmt::format("leaf{}.up", leaf), LinkClass::leaf_uplink, up, Seconds(0), nodes_below * per_node_});
+  }
+}
+
+namespace {
+
+LinkClass class_of(LinkKind k) {
+  switch (k) {
+    case LinkKind::nvlink:
+    case LinkKind::nvswitch_port:
+      return LinkClass::nvlink;
+    case LinkKind::pcie:
+      return LinkClass::pcie;
+    case LinkKind::nic_uplink:
+      return LinkClass::nic;
+    case LinkKind::leaf_spine:
+      return LinkClass::leaf_spine;
+    case LinkKind::spine_core:
+      return LinkClass::spine_core;
+    case LinkKind::torus:
+      return LinkClass::torus;
+    case LinkKind::torus_optical:
+      return LinkClass::torus_optical;
+    case LinkKind::dragonfly_local:
+      return LinkClass::dragonfly_local;
+    case LinkKind::dragonfly_global:
+      return LinkClass::dragonfly_global;
+  }
+  return LinkClass::nic;
+}
+
+// The device (or NIC) end of a link that touches one, else nullptr.
+const Vertex* edge_vertex(const TopologyGraph& g, const Link& l, VertexKind kind) {
+  if (g.vertex(l.a).kind == kind) return &g.vertex(l.a);
+  if (g.vertex(l.b).kind == kind) return &g.vertex(l.b);
+  return nullptr;
+}
+
+}  // namespace
+
+FabricLayout::FabricLayout(std::shared_ptr<const TopologyCollectives> topology)
+    : topology_(std::move(topology)) {
+  CS_ASSERT(topology_ != nullptr, "topology mode needs a topology");
+  const TopologyGraph& g = topology_->model().graph();
+  const LinkEfficiency& eff = topology_->model().options().efficiency;
+  devices_ = g.device_count();
+  per_node_ = g.devices_per_node();
+  nodes_ = g.node_count();
+  nics_ = g.nics_per_node();
+  const int nic_users = nics_ > 0 ? std::max(1, per_node_ / nics_) : 0;
+  links_.reserve(g.link_count());
+  for (LinkId id = 0; id < static_cast<LinkId>(g.link_count()); ++id) {
+    const Link& l = g.link(id);
+    FabricLink f;
+    f.cls = class_of(l.kind);
+    f.bandwidth = l.bandwidth * eff.of(l.kind);
+    f.latency = l.latency;
+    f.half_duplex = l.duplex == Duplex::half;
+    const Vertex* dev = edge_vertex(g, l, VertexKind::device);
+    const Vertex* nic = edge_vertex(g, l, VertexKind::nic);
+    if (l.kind == LinkKind::nvswitch_port && dev != nullptr) {
+      f.name = fmt::format("n{}.nvl{}", dev->node, dev->index % per_node_);
+    } else if (l.kind == LinkKind::pcie && dev != nullptr && nic != nullptr) {
+      f.name = fmt::format("n{}.pcie{}", dev->node, dev->index % per_node_);
+    } else if (l.kind == LinkKind::nic_uplink && nic != nullptr) {
+      f.name = fmt::format("n{}.nic{}", nic->node, nic->index % std::max(1, nics_));
+      f.users = nic_users;
+      f.private_link = nic_users <= 1;
+    } else {
+      f.name = fmt::format("{}.{}", to_string(l.kind), id);
+      f.users = 0;
+      // NVSwitch ports and device-NIC links serve one device; everything else may carry other routes.
+      f.private_link = (l.kind == LinkKind::nvswitch_port || l.kind == LinkKind::pcie);
+    }
+    links_.push_back(std::move(f));
   }
 }
 
@@ -55,11 +149,27 @@ int FabricLayout::nic_of(int device) const {
   return nic_base_ + node_of(device) * nics_ + std::min(nics_ - 1, local / per_nic);
 }
 
-int FabricLayout::uplink_of_leaf(int leaf) const { return uplink_base_ + leaf; }
+int FabricLayout::uplink_of_leaf(int leaf) const {
+  return uplink_base_ + leaf;
+}
 
 FabricRoute FabricLayout::route(int src, int dst) const {
-  CS_ASSERT(src != dst && src >= 0 && dst >= 0 && src < devices_ && dst < devices_, "route between two devices");
+  CS_ASSERT(src != dst && src >= 0 && dst >= 0 && src < devices_ && dst < devices_,
+            "route between two devices");
   FabricRoute r;
+  if (topology_) {
+    const TopologyGraph& g = topology_->model().graph();
+    Route steps;
+    g.route_into(src, dst, steps);
+    r.intra_node = node_of(src) == node_of(dst);
+    r.links.reserve(steps.size());
+    for (const RouteStep& st : steps) {
+      r.links.push_back(2 * st.link + (st.forward ? 0 : 1));
+      const FabricLink& l = links_[static_cast<std::size_t>(st.link)];
+      if (!l.private_link || l.straggler) r.shared = true;
+    }
+    return r;
+  }
   if (node_of(src) == node_of(dst)) {
     r.intra_node = true;
     r.links = {2 * nvlink_of(src), 2 * nvlink_of(dst) + 1};
@@ -82,6 +192,12 @@ FabricRoute FabricLayout::route(int src, int dst) const {
     r.shared = true;
   }
   return r;
+}
+
+Seconds FabricLayout::route_latency(const FabricRoute& r) const {
+  Seconds alpha(0);
+  for (DirectedLink dl : r.links) alpha = max(alpha, links_[static_cast<std::size_t>(dl / 2)].latency);
+  return alpha;
 }
 
 bool FabricLayout::scale_link(const std::string& name, double factor) {

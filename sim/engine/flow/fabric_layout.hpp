@@ -18,20 +18,40 @@
 // Route d0 (node 0, leaf 0) → d264 (node 33, leaf 1): n0.nic0/up, leaf0.up/up, leaf1.up/down,
 // n33.nic0/down. Route d0 → d5 (same node): n0.nvl0/up, n0.nvl5/down.
 //
-// This is the seam for the topology layer: a TopologyGraph-backed layout can provide the same links and
-// routes (topologies/route.hpp) without touching the replay.
+// Topology mode (FabricLayout(const TopologyCollectives&)): when the cluster JSON spells its scale-out
+// fabric out, the links and routes are the cluster's TopologyGraph (topologies/topology_graph.hpp): one
+// FabricLink per graph link (bandwidth × the link kind's protocol efficiency, as the analytic engine's
+// topology-aware collectives cost it), routes are the graph's deterministic ECMP / minimal routes, so
+// rail-optimised and 3-tier fat-trees, tori and dragonflies are simulated link by link. Names: NVSwitch
+// ports "n<node>.nvl<local>", device-NIC PCIe "n<node>.pcie<local>", NIC uplinks "n<node>.nic<k>", other
+// links "<kind>.<link id>" (e.g. "leaf_spine.4711").
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/collectives/topology_collectives.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/units.hpp"
 
 namespace clustersim::flow {
 
-enum class LinkClass : std::uint8_t { nvlink, nic, leaf_uplink };
+/// Report classes of links: the two-level fabric has nvlink, nic and leaf_uplink; a TopologyGraph adds
+/// the others (NVSwitch ports and NVLink mesh links are nvlink, NIC uplinks are nic).
+enum class LinkClass : std::uint8_t {
+  nvlink,
+  nic,
+  leaf_uplink,
+  pcie,
+  leaf_spine,
+  spine_core,
+  torus,
+  torus_optical,
+  dragonfly_local,
+  dragonfly_global
+};
 [[nodiscard]] const char* link_class_name(LinkClass c);
 
 struct FabricLink {
@@ -41,6 +61,8 @@ struct FabricLink {
   Seconds latency{0};           // per traversal
   int users = 1;                // devices whose routes start or end on it
   bool straggler = false;       // scaled by scale_link(): routes through it count as shared
+  bool half_duplex = false;     // both directions share `bandwidth` (topology mode only)
+  bool private_link = true;     // carries only its own devices' traffic (else every route over it is shared)
 };
 
 /// A directed link: 2·link index + (0 up, 1 down).
@@ -48,15 +70,20 @@ using DirectedLink = int;
 
 struct FabricRoute {
   std::vector<DirectedLink> links;
-  bool intra_node = false;   // uses the node fabric (NVLink endpoints)
-  bool shared = false;       // crosses a link other devices' routes also use (leaf uplink or shared NIC), or a
-                             // straggler link (so the symmetry reduction keeps every replica's flows on it)
+  bool intra_node = false;  // uses the node fabric (NVLink endpoints)
+  bool shared = false;      // crosses a link other devices' routes also use (leaf uplink or shared NIC), or a
+                            // straggler link (so the symmetry reduction keeps every replica's flows on it)
 };
 
 class FabricLayout {
  public:
-  /// `leaf_nodes` > 0. Throws ConfigError when the cluster needs scale-out but has no NICs.
+  /// Two-level fabric. `leaf_nodes` > 0. Throws ConfigError when the cluster needs scale-out but has no NICs.
   FabricLayout(const ClusterSpec& cluster, int leaf_nodes);
+  /// Topology mode: the links and routes of the cluster's TopologyGraph (kept alive by the layout).
+  explicit FabricLayout(std::shared_ptr<const TopologyCollectives> topology);
+
+  /// The topology-aware collectives of topology mode, nullptr for the two-level fabric.
+  [[nodiscard]] const TopologyCollectives* topology() const { return topology_.get(); }
 
   [[nodiscard]] int devices() const { return devices_; }
   [[nodiscard]] int devices_per_node() const { return per_node_; }
@@ -71,6 +98,9 @@ class FabricLayout {
   [[nodiscard]] int uplink_of_leaf(int leaf) const;
   /// Route between two distinct devices.
   [[nodiscard]] FabricRoute route(int src, int dst) const;
+  /// α of a route as the closed forms charge it: the largest latency of its links (topology mode; the
+  /// two-level platform simulates per-port latencies instead).
+  [[nodiscard]] Seconds route_latency(const FabricRoute& r) const;
   /// Scales a link's bandwidth (straggler); returns false if no link has that name.
   bool scale_link(const std::string& name, double factor);
 
@@ -78,6 +108,7 @@ class FabricLayout {
   int devices_ = 0, per_node_ = 1, nodes_ = 1, nics_ = 0, leaf_nodes_ = 1;
   int nic_base_ = 0, uplink_base_ = 0;
   std::vector<FabricLink> links_;
+  std::shared_ptr<const TopologyCollectives> topology_;
 };
 
 }  // namespace clustersim::flow

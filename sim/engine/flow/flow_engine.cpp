@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
 #include "sim/core/diagnostics.hpp"
@@ -20,7 +21,9 @@ namespace clustersim::flow {
 namespace {
 
 // --- the child's result on the wire: counts followed by raw doubles (same machine, same layout) ---
-void put(const ChildWriter& w, double v) { w(&v, sizeof v); }
+void put(const ChildWriter& w, double v) {
+  w(&v, sizeof v);
+}
 void put_vec(const ChildWriter& w, const std::vector<double>& v) {
   put(w, static_cast<double>(v.size()));
   if (!v.empty()) w(v.data(), v.size() * sizeof(double));
@@ -47,7 +50,8 @@ struct Reader {
 };
 
 FabricLayout make_layout(const ClusterSpec& cluster, const FlowOptions& options) {
-  FabricLayout layout(cluster, options.leaf_nodes);
+  std::shared_ptr<const TopologyCollectives> topo = TopologyCollectives::of(cluster);
+  FabricLayout layout = topo ? FabricLayout(std::move(topo)) : FabricLayout(cluster, options.leaf_nodes);
   for (const LinkStraggler& l : options.slow_links) {
     if (!layout.scale_link(l.link, l.factor)) {
       throw ConfigError("", "/flow/slow_links", "no link named \"" + l.link + "\" in this cluster");
@@ -57,18 +61,21 @@ FabricLayout make_layout(const ClusterSpec& cluster, const FlowOptions& options)
 }
 
 void simulate_in_child(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs,
-                       const std::vector<StepGraph>& graphs, const FlowOptions& options, const ChildWriter& w) {
+                       const std::vector<StepGraph>& graphs, const FlowOptions& options,
+                       const ChildWriter& w) {
   SimgridEngine engine;
   const FabricLayout layout = make_layout(cluster, options);
   std::vector<double> speed(static_cast<std::size_t>(layout.devices()), 1.0);
   for (const DeviceStraggler& d : options.slow_devices) speed[static_cast<std::size_t>(d.device)] = d.speed;
-  const SimgridPlatform platform(layout, speed);
   std::vector<ReplayJob> rjobs;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    rjobs.push_back({jobs[j].scenario, &graphs[j], RankLayout(jobs[j].scenario->parallelism, jobs[j].devices)});
+    rjobs.push_back(
+        {jobs[j].scenario, &graphs[j], RankLayout(jobs[j].scenario->parallelism, jobs[j].devices)});
   }
-  FlowReplay replay(layout, platform, std::move(rjobs), options);
-  const ReplayOutput out = replay.run();
+  FlowReplay replay(layout, std::move(rjobs), options);
+  const SimgridPlatform platform(
+      layout, speed, layout.topology() != nullptr ? replay.flow_pairs() : std::vector<std::pair<int, int>>{});
+  const ReplayOutput out = replay.run(platform);
   put(w, out.end_time);
   for (const auto& tl : out.timelines) {
     std::vector<double> v;
@@ -83,7 +90,8 @@ void simulate_in_child(const ClusterSpec& cluster, const std::vector<FlowJob>& j
   std::vector<double> flows;
   flows.reserve(5 * out.flows.size());
   for (const FlowRecord& f : out.flows) {
-    flows.insert(flows.end(), {static_cast<double>(f.src), static_cast<double>(f.dst), f.bytes, f.start, f.end});
+    flows.insert(flows.end(),
+                 {static_cast<double>(f.src), static_cast<double>(f.dst), f.bytes, f.start, f.end});
   }
   put_vec(w, flows);
 }
@@ -99,7 +107,10 @@ void add_contention(const FabricLayout& layout, const std::vector<double>& link_
   for (std::size_t dl = 0; dl < link_bytes.size(); ++dl) {
     if (link_bytes[dl] <= 0) continue;
     const FabricLink& l = layout.links()[dl / 2];
-    const double util = T > 0 ? link_bytes[dl] / (l.bandwidth.value() * T) : 0.0;
+    // A half-duplex link's bandwidth is shared by both directions: its use is their sum.
+    const double carried =
+        l.half_duplex ? link_bytes[dl - dl % 2] + link_bytes[dl - dl % 2 + 1] : link_bytes[dl];
+    const double util = T > 0 ? carried / (l.bandwidth.value() * T) : 0.0;
     all.push_back({directed_name(layout, static_cast<int>(dl)), l.cls, link_bytes[dl], util});
   }
   std::sort(all.begin(), all.end(), [](const LinkUse& a, const LinkUse& b) {
@@ -135,7 +146,8 @@ void add_contention(const FabricLayout& layout, const std::vector<double>& link_
     for (DirectedLink dl : layout.route(src, dst).links) {
       const auto it = by_link.find(dl);
       if (it == by_link.end()) continue;
-      const double util = bytes / (end - start) / layout.links()[static_cast<std::size_t>(dl / 2)].bandwidth.value();
+      const double util =
+          bytes / (end - start) / layout.links()[static_cast<std::size_t>(dl / 2)].bandwidth.value();
       deltas[it->second].push_back({start, util});
       deltas[it->second].push_back({end, -util});
     }
@@ -156,7 +168,8 @@ void add_contention(const FabricLayout& layout, const std::vector<double>& link_
 
 }  // namespace
 
-FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs, const FlowOptions& options) {
+FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs,
+                      const FlowOptions& options) {
   CS_ASSERT(!jobs.empty(), "a flow run has at least one job");
   std::vector<StepGraph> graphs;
   for (const FlowJob& j : jobs) graphs.push_back(build_step_graph(*j.scenario));
@@ -171,6 +184,9 @@ FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jo
   Reader r{bytes};
   FlowRun run;
   run.options = options;
+  run.fabric = layout.topology() != nullptr
+                   ? "topology: " + layout.topology()->model().graph().description()
+                   : fmt::format("two-level (leaf groups of {} nodes)", layout.leaf_nodes());
   run.simulated_time = r.get();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const std::vector<double> v = r.get_vec();
@@ -190,6 +206,8 @@ FlowRun run_flow(const Scenario& s, const FlowOptions& options) {
   return run_flow_jobs(s.cluster, {FlowJob{&s, {}}}, options);
 }
 
-StepResult run_flow_step(const Scenario& s) { return run_flow(s, flow_options_for(s)).steps.front(); }
+StepResult run_flow_step(const Scenario& s) {
+  return run_flow(s, flow_options_for(s)).steps.front();
+}
 
 }  // namespace clustersim::flow

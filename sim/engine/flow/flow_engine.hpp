@@ -18,10 +18,10 @@ namespace clustersim::flow {
 
 /// One directed link's load over the simulated step.
 struct LinkUse {
-  std::string link;       // "n3.nic2/up"
+  std::string link;  // "n3.nic2/up"
   LinkClass cls = LinkClass::nic;
-  double bytes = 0;       // B carried
-  double utilisation = 0; // bytes / (bandwidth · simulated time), in [0, 1]
+  double bytes = 0;        // B carried
+  double utilisation = 0;  // bytes / (bandwidth · simulated time), in [0, 1]
 };
 
 /// Utilisation over time of one link: (time s, fraction of capacity) at every change.
@@ -38,19 +38,21 @@ struct FlowJob {
 };
 
 struct FlowRun {
-  std::vector<StepResult> steps;       // per job
-  std::vector<LinkUse> busiest;        // per link class, the `busiest_links` most utilised, busiest first
-  std::vector<LinkCounter> counters;   // utilisation over time of the busiest links overall
-  double simulated_time = 0;           // s, end of the last job's step
-  long long flows = 0;                 // flows simulated
+  std::vector<StepResult> steps;      // per job
+  std::vector<LinkUse> busiest;       // per link class, the `busiest_links` most utilised, busiest first
+  std::vector<LinkCounter> counters;  // utilisation over time of the busiest links overall
+  double simulated_time = 0;          // s, end of the last job's step
+  long long flows = 0;                // flows simulated
   FlowOptions options;
+  std::string fabric;  // "two-level" or "topology: <TopologyGraph description>"
 };
 
 /// Replays one scenario (the whole cluster is its job).
 FlowRun run_flow(const Scenario& s, const FlowOptions& options = {});
 
 /// Replays several jobs together on `cluster` (all jobs must use that cluster).
-FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs, const FlowOptions& options);
+FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs,
+                      const FlowOptions& options);
 
 /// The StepResult only (engine name "flow"), for predict(); honours the scenario's flow section and
 /// stragglers (scenario_options.hpp).

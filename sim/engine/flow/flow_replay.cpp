@@ -18,11 +18,11 @@ namespace {
 
 // Static structure of one graph: successors of each node, computed once per job.
 struct GraphLinks {
-  std::vector<int> res_next;                 // next node on the same resource (-1: none)
-  std::vector<std::vector<int>> on_start;    // nodes whose data dependency is satisfied by this start
-  std::vector<std::vector<int>> on_end;      // nodes whose data dependency is satisfied by this end
-  std::vector<std::vector<int>> tails;       // overlapped syncs that end no earlier than this end + tail
-  std::vector<int> preds;                    // unsatisfied predecessors at the beginning
+  std::vector<int> res_next;               // next node on the same resource (-1: none)
+  std::vector<std::vector<int>> on_start;  // nodes whose data dependency is satisfied by this start
+  std::vector<std::vector<int>> on_end;    // nodes whose data dependency is satisfied by this end
+  std::vector<std::vector<int>> tails;     // overlapped syncs that end no earlier than this end + tail
+  std::vector<int> preds;                  // unsatisfied predecessors at the beginning
 
   explicit GraphLinks(const StepGraph& g) {
     const std::size_t n = g.nodes.size();
@@ -69,8 +69,20 @@ struct JobState {
   std::vector<int> sync_arrivals;             // per node: instances that reached a gradient sync
   std::vector<double> stage_slowdown;         // per stage: rep speed / slowest device speed (reduced mode)
 
-  JobState(ReplayJob j, bool reduced)
+  std::vector<std::shared_ptr<const std::vector<FlowPhase>>> sync_phases;  // per dp_sync node with flows
+
+  JobState(ReplayJob j, bool reduced, const FabricLayout& fabric, Fidelity fidelity)
       : job(std::move(j)), links(*job.graph), traffic(*job.scenario, *job.graph) {
+    sync_phases.resize(job.graph->nodes.size());
+    for (std::size_t id = 0; id < job.graph->nodes.size(); ++id) {
+      const GradientSync& gs = traffic.gradient_sync(static_cast<int>(id));
+      if (!gs.flows) continue;
+      const int stage = job.graph->nodes[id].stage;
+      sync_phases[id] = std::make_shared<const std::vector<FlowPhase>>(
+          fabric.topology() != nullptr ? topology_phases(gs.op, gs.bytes, job.layout, stage, fabric, fidelity)
+                                       : collective_phases(gs.op, gs.bytes, job.layout, stage,
+                                                           traffic.dp_group(), traffic.fabric(), fidelity));
+    }
     const int replicas = reduced ? 1 : job.layout.replicas();
     for (int r = 0; r < replicas; ++r) instances.push_back(r);
     state.assign(instances.size(), std::vector<NodeState>(job.graph->nodes.size()));
@@ -88,13 +100,13 @@ struct JobState {
 
 class FlowReplay::Impl {
  public:
-  Impl(const FabricLayout& fabric, const SimgridPlatform& platform, std::vector<ReplayJob> jobs,
-       const FlowOptions& options)
-      : fabric_(fabric), platform_(platform), options_(options) {
+  Impl(const FabricLayout& fabric, std::vector<ReplayJob> jobs, const FlowOptions& options)
+      : fabric_(fabric), options_(options) {
     speed_.assign(static_cast<std::size_t>(fabric.devices()), 1.0);
-    for (const DeviceStraggler& d : options.slow_devices) speed_[static_cast<std::size_t>(d.device)] = d.speed;
+    for (const DeviceStraggler& d : options.slow_devices)
+      speed_[static_cast<std::size_t>(d.device)] = d.speed;
     for (ReplayJob& j : jobs) {
-      jobs_.emplace_back(std::move(j), options.symmetry_reduction);
+      jobs_.emplace_back(std::move(j), options.symmetry_reduction, fabric, options.fidelity);
       JobState& js = jobs_.back();
       const RankLayout& lay = js.job.layout;
       js.stage_slowdown.assign(static_cast<std::size_t>(lay.stages()), 1.0);
@@ -109,7 +121,42 @@ class FlowReplay::Impl {
     out_.link_bytes.assign(2 * fabric.links().size(), 0.0);
   }
 
-  ReplayOutput run() {
+  std::vector<std::pair<int, int>> flow_pairs() const {
+    std::vector<std::pair<int, int>> pairs;
+    for (const JobState& js : jobs_) {
+      for (const auto& phases : js.sync_phases) {
+        if (!phases) continue;
+        for (const FlowPhase& ph : *phases) {
+          for (const FlowSpec& f : ph.flows) pairs.emplace_back(f.src, f.dst);
+        }
+      }
+      // Pipeline transfers: every (replica, TP rank) between the two stages of a data dependency.
+      const StepGraph& g = *js.job.graph;
+      const RankLayout& lay = js.job.layout;
+      std::vector<std::pair<int, int>> stage_pairs;
+      for (std::size_t from = 0; from < g.nodes.size(); ++from) {
+        for (int to : js.links.on_end[from]) {
+          const StepNode& dst = g.nodes[static_cast<std::size_t>(to)];
+          if (dst.dep_delay.value() > 0.0 && g.nodes[from].stage != dst.stage) {
+            stage_pairs.emplace_back(g.nodes[from].stage, dst.stage);
+          }
+        }
+      }
+      std::sort(stage_pairs.begin(), stage_pairs.end());
+      stage_pairs.erase(std::unique(stage_pairs.begin(), stage_pairs.end()), stage_pairs.end());
+      for (const auto& [sa, sb] : stage_pairs) {
+        for (int r = 0; r < lay.replicas(); ++r) {
+          for (int t = 0; t < lay.tp(); ++t) pairs.emplace_back(lay.device(sa, r, t), lay.device(sb, r, t));
+        }
+      }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    return pairs;
+  }
+
+  ReplayOutput run(const SimgridPlatform& platform) {
+    platform_ = &platform;
     sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { on_complete(a); });
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
       for (std::size_t slot = 0; slot < jobs_[j].instances.size(); ++slot) {
@@ -175,7 +222,7 @@ class FlowReplay::Impl {
     sg4::ExecPtr e = sg4::Exec::init();
     e->set_flops_amount(seconds * SimgridPlatform::kWorkRate);
     e->set_bound(SimgridPlatform::kWorkRate);
-    e->set_host(platform_.clock_host());
+    e->set_host(platform_->clock_host());
     pending_.emplace(e.get(), Pending{e, std::move(then)});
     e->start();
   }
@@ -189,7 +236,7 @@ class FlowReplay::Impl {
     for (int d : devices) {
       sg4::ExecPtr e = sg4::Exec::init();
       e->set_flops_amount(seconds * slowdown * SimgridPlatform::kWorkRate);
-      e->set_host(platform_.compute_host(d));
+      e->set_host(platform_->compute_host(d));
       pending_.emplace(e.get(), Pending{e, each});
       e->start();
     }
@@ -208,8 +255,8 @@ class FlowReplay::Impl {
     for (const FlowSpec* f : real) {
       const FabricRoute r = fabric_.route(f->src, f->dst);
       for (DirectedLink l : r.links) out_.link_bytes[static_cast<std::size_t>(l)] += f->bytes.value();
-      sg4::CommPtr c = sg4::Comm::sendto_init(platform_.endpoint(f->src, r.intra_node),
-                                              platform_.endpoint(f->dst, r.intra_node));
+      const auto [from, to] = platform_->endpoints(f->src, f->dst, r.intra_node);
+      sg4::CommPtr c = sg4::Comm::sendto_init(from, to);
       c->set_payload_size(static_cast<std::uint64_t>(f->bytes.value()));
       out_.flows.push_back({f->src, f->dst, f->bytes.value(), now(), now()});
       pending_.emplace(c.get(), Pending{c, each, out_.flows.size() - 1});
@@ -236,7 +283,8 @@ class FlowReplay::Impl {
       return;
     }
     const double total = node.duration.value();
-    const double kernels = node.cost >= 0 ? js.job.graph->costs[static_cast<std::size_t>(node.cost)].compute.value() : total;
+    const double kernels =
+        node.cost >= 0 ? js.job.graph->costs[static_cast<std::size_t>(node.cost)].compute.value() : total;
     const RankLayout& lay = js.job.layout;
     std::vector<int> devices;
     double slowdown = 1.0;
@@ -264,14 +312,12 @@ class FlowReplay::Impl {
       wait(node.duration.value(), finish_all);
       return;
     }
-    auto phases = std::make_shared<std::vector<FlowPhase>>(
-        collective_phases(gs.op, gs.bytes, js.job.layout, node.stage, js.traffic.dp_group(), js.traffic.fabric(),
-                          options_.fidelity));
+    const auto& phases = js.sync_phases[uid];
     const double residual = std::max(0.0, (node.duration - gs.analytic).value());
     run_phases(phases, 0, [this, residual, finish_all]() { wait(residual, finish_all); });
   }
 
-  void run_phases(const std::shared_ptr<std::vector<FlowPhase>>& phases, std::size_t i, Done then) {
+  void run_phases(const std::shared_ptr<const std::vector<FlowPhase>>& phases, std::size_t i, Done then) {
     if (i == phases->size()) {
       then();
       return;
@@ -318,10 +364,14 @@ class FlowReplay::Impl {
     const RankLayout& lay = js.job.layout;
     const Bytes bytes = js.traffic.p2p_bytes_per_rank();
     std::vector<FlowSpec> flows;
+    Seconds alpha(0);  // topology mode: the platform has no link latencies, the route's α is waited
     auto add = [&](int r, int t, bool always) {
       const int a = lay.device(sa, r, t), b = lay.device(sb, r, t);
       if (a == b) return;
-      if (always || fabric_.route(a, b).shared) flows.push_back({a, b, bytes});
+      const FabricRoute route = fabric_.route(a, b);
+      if (!always && !route.shared) return;
+      flows.push_back({a, b, bytes});
+      if (fabric_.topology() != nullptr) alpha = max(alpha, fabric_.route_latency(route));
     };
     if (options_.symmetry_reduction) {
       for (int r = 0; r < lay.replicas(); ++r) {
@@ -330,12 +380,15 @@ class FlowReplay::Impl {
     } else {
       for (int t = 0; t < lay.tp(); ++t) add(js.instances[slot], t, true);
     }
-    const double residual = std::max(0.0, (dst.dep_delay - js.traffic.p2p_analytic()).value());
-    send(flows, [this, j, slot, to, residual]() { wait(residual, [this, j, slot, to]() { satisfy(j, slot, to); }); });
+    const double residual =
+        std::max(0.0, (dst.dep_delay - js.traffic.p2p_analytic()).value()) + alpha.value();
+    send(flows, [this, j, slot, to, residual]() {
+      wait(residual, [this, j, slot, to]() { satisfy(j, slot, to); });
+    });
   }
 
   const FabricLayout& fabric_;
-  const SimgridPlatform& platform_;
+  const SimgridPlatform* platform_ = nullptr;
   FlowOptions options_;
   std::vector<double> speed_;
   std::vector<JobState> jobs_;
@@ -344,12 +397,17 @@ class FlowReplay::Impl {
   ReplayOutput out_;
 };
 
-FlowReplay::FlowReplay(const FabricLayout& fabric, const SimgridPlatform& platform, std::vector<ReplayJob> jobs,
-                       const FlowOptions& options)
-    : impl_(std::make_unique<Impl>(fabric, platform, std::move(jobs), options)) {}
+FlowReplay::FlowReplay(const FabricLayout& fabric, std::vector<ReplayJob> jobs, const FlowOptions& options)
+    : impl_(std::make_unique<Impl>(fabric, std::move(jobs), options)) {}
 
 FlowReplay::~FlowReplay() = default;
 
-ReplayOutput FlowReplay::run() { return impl_->run(); }
+std::vector<std::pair<int, int>> FlowReplay::flow_pairs() const {
+  return impl_->flow_pairs();
+}
+
+ReplayOutput FlowReplay::run(const SimgridPlatform& platform) {
+  return impl_->run(platform);
+}
 
 }  // namespace clustersim::flow

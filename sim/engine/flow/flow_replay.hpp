@@ -17,6 +17,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "sim/config/scenario.hpp"
@@ -37,27 +38,31 @@ struct ReplayJob {
 
 /// One flow as it ran (for link utilisation and counter tracks).
 struct FlowRecord {
-  int src = 0, dst = 0;  // global devices
+  int src = 0, dst = 0;                  // global devices
   double bytes = 0, start = 0, end = 0;  // B, s, s
 };
 
 struct ReplayOutput {
   std::vector<std::vector<NodeTiming>> timelines;  // per job, per graph node
   std::vector<FlowRecord> flows;
-  std::vector<double> link_bytes;                  // per directed link (FabricLayout), B
-  double end_time = 0;                             // s
+  std::vector<double> link_bytes;  // per directed link (FabricLayout), B
+  double end_time = 0;             // s
 };
 
 class FlowReplay {
  public:
-  FlowReplay(const FabricLayout& fabric, const SimgridPlatform& platform, std::vector<ReplayJob> jobs,
-             const FlowOptions& options);
+  FlowReplay(const FabricLayout& fabric, std::vector<ReplayJob> jobs, const FlowOptions& options);
   ~FlowReplay();
   FlowReplay(const FlowReplay&) = delete;
   FlowReplay& operator=(const FlowReplay&) = delete;
 
-  /// Runs the SimGrid engine until every node of every job finished. Call once.
-  ReplayOutput run();
+  /// Every (src, dst) device pair the replay may send a flow between, sorted and unique (what a
+  /// topology-mode SimgridPlatform needs before it is sealed).
+  [[nodiscard]] std::vector<std::pair<int, int>> flow_pairs() const;
+
+  /// Runs the SimGrid engine on `platform` (built from the same fabric) until every node of every job
+  /// finished. Call once.
+  ReplayOutput run(const SimgridPlatform& platform);
 
  private:
   class Impl;

@@ -14,9 +14,18 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g) : fabric_(fabric_o
   const double e = std::max(2.0, bytes_per_element(tr.precision));
   const double tokens = static_cast<double>(tr.micro_batch) * tr.seq_len / par.cp;
   p2p_bytes_ = Bytes(tokens * s.model.hidden * e / par.tp);
+  // The analytic parts exactly as sim/graph/op_cost.cpp costs them (topology-aware when explicit).
+  const std::shared_ptr<const TopologyCollectives> topo = TopologyCollectives::of(s.cluster);
+  const int stage_ranks = par.tp * par.cp * par.dp;
   if (par.pp > 1) {
-    const GroupPlacement pair = place_group(2, par.tp * par.cp * par.dp, dpn);
-    p2p_analytic_ = collective_time(CollectiveOp::send_recv, p2p_bytes_, pair, fabric_);
+    if (topo) {
+      p2p_analytic_ =
+          topo->time(CollectiveOp::send_recv, p2p_bytes_,
+                     {.size = 2, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1});
+    } else {
+      const GroupPlacement pair = place_group(2, stage_ranks, dpn);
+      p2p_analytic_ = collective_time(CollectiveOp::send_recv, p2p_bytes_, pair, fabric_);
+    }
   }
   const int dpg = par.dp * par.cp;
   dp_group_ = place_group(dpg, par.tp, dpn);
@@ -36,7 +45,10 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g) : fabric_(fabric_o
     gs.flows = true;
     gs.op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
     gs.bytes = Bytes(params * bytes_per_element(tr.gradient_precision));
-    gs.analytic = collective_time(gs.op, gs.bytes, dp_group_, fabric_);
+    gs.analytic =
+        topo ? topo->time(gs.op, gs.bytes,
+                          {.size = dpg, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1})
+             : collective_time(gs.op, gs.bytes, dp_group_, fabric_);
   }
 }
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/diagnostics.hpp"
+
 namespace clustersim::flow {
 
 namespace sg4 = simgrid::s4u;
@@ -18,7 +20,64 @@ sg4::Link* make_link(sg4::NetZone* zone, const FabricLink& l) {
 
 }  // namespace
 
-SimgridPlatform::SimgridPlatform(const FabricLayout& layout, const std::vector<double>& device_speed) {
+SimgridPlatform::SimgridPlatform(const FabricLayout& layout, const std::vector<double>& device_speed,
+                                 const std::vector<std::pair<int, int>>& pairs) {
+  if (layout.topology() != nullptr) {
+    build_topology(layout, device_speed, pairs);
+  } else {
+    build_two_level(layout, device_speed);
+  }
+}
+
+void SimgridPlatform::build_topology(const FabricLayout& layout, const std::vector<double>& device_speed,
+                                     const std::vector<std::pair<int, int>>& pairs) {
+  const auto& links = layout.links();
+  sg4::NetZone* root = sg4::create_star_zone("root");
+  clock_ = root->create_host("clock", kClockSpeed);
+  const int n = layout.devices();
+  compute_.resize(static_cast<std::size_t>(n));
+  for (int d = 0; d < n; ++d) {
+    const double speed = device_speed.empty() ? 1.0 : device_speed[static_cast<std::size_t>(d)];
+    compute_[static_cast<std::size_t>(d)] = root->create_host(fmt::format("d{}", d), kWorkRate * speed);
+  }
+  std::vector<sg4::Link*> made(links.size(), nullptr);
+  auto link = [&](std::size_t i) {
+    if (made[i] == nullptr) {
+      const FabricLink& l = links[i];
+      if (l.half_duplex) {
+        made[i] = root->create_link(l.name, l.bandwidth.value());
+      } else {
+        made[i] = root->create_split_duplex_link(l.name, l.bandwidth.value());
+      }
+      made[i]->set_latency(0.0);
+    }
+    return made[i];
+  };
+  sink_ = root->create_host("sink", kWorkRate);
+  root->add_route(nullptr, sink_->get_netpoint(), nullptr, nullptr, {}, false);
+  pair_.reserve(pairs.size());
+  for (const auto& [src, dst] : pairs) {
+    if (src == dst || pair_.count(pair_key(src, dst)) > 0) continue;
+    const FabricRoute r = layout.route(src, dst);
+    std::vector<sg4::LinkInRoute> up;
+    up.reserve(r.links.size());
+    for (DirectedLink dl : r.links) {
+      const auto i = static_cast<std::size_t>(dl / 2);
+      if (links[i].half_duplex) {
+        up.emplace_back(link(i));
+      } else {
+        up.emplace_back(link(i),
+                        dl % 2 == 0 ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+      }
+    }
+    sg4::Host* h = root->create_host(fmt::format("p{}.{}", src, dst), kWorkRate);
+    root->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, up, false);
+    pair_.emplace(pair_key(src, dst), h);
+  }
+  root->seal();
+}
+
+void SimgridPlatform::build_two_level(const FabricLayout& layout, const std::vector<double>& device_speed) {
   const auto& links = layout.links();
   const auto up = sg4::LinkInRoute::Direction::UP;
   sg4::NetZone* root = sg4::create_star_zone("root");
@@ -63,6 +122,15 @@ SimgridPlatform::SimgridPlatform(const FabricLayout& layout, const std::vector<d
     }
   }
   root->seal();
+}
+
+std::pair<sg4::Host*, sg4::Host*> SimgridPlatform::endpoints(int src, int dst, bool intra_node) const {
+  if (sink_ != nullptr) {
+    const auto it = pair_.find(pair_key(src, dst));
+    CS_ASSERT(it != pair_.end(), "every flow's device pair was announced to the platform");
+    return {it->second, sink_};
+  }
+  return {endpoint(src, intra_node), endpoint(dst, intra_node)};
 }
 
 sg4::Host* SimgridPlatform::endpoint(int device, bool intra_node) const {
