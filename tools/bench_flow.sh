@@ -7,12 +7,17 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build/flow}"
 cli="$build/tools/clustersim"
 [[ -x "$cli" ]] || { echo "build the clustersim target in $build first" >&2; exit 2; }
-for exp in gpt3-175b-a100-1024 llama3-405b-h100-16k; do
+# The third case is Llama-3-405B on its explicit 3-tier fat-tree (topology mode: the TopologyGraph link by link).
+topo='/cluster/network={"topology":"fat-tree","tiers":3,"radix":64,"oversubscription":[1,7],"rail_optimized":false}'
+for case in gpt3-175b-a100-1024 llama3-405b-h100-16k llama3-405b-h100-16k@topology; do
+  exp="${case%@*}"
+  extra=()
+  [[ "$case" == *@topology ]] && extra=(--set "$topo")
   log="$(mktemp)"
-  /usr/bin/time -v "$cli" run "$exp" --engine flow --format json > "$log.json" 2> "$log"
+  /usr/bin/time -v "$cli" run "$exp" --engine flow --format json "${extra[@]}" > "$log.json" 2> "$log"
   wall="$(grep 'Elapsed (wall clock)' "$log" | awk '{print $NF}')"
   rss="$(grep 'Maximum resident set size' "$log" | awk '{print $NF}')"
-  step="$(python3 -c "import json,sys; j=json.load(open('$log.json')); print(j['contention']['flow_step_time_s'], j['contention']['analytic_step_time_s'], j['contention']['flows'])")"
-  echo "$exp: wall $wall, peak RSS $((rss / 1024)) MiB, flow/analytic step s and flows: $step"
+  step="$(python3 -c "import json,sys; j=json.load(open('$log.json')); c=j['contention']; print(c['flow_step_time_s'], c['analytic_step_time_s'], c['flows'], '|', c['fabric'])")"
+  echo "$case: wall $wall, peak RSS $((rss / 1024)) MiB, flow/analytic step s and flows: $step"
   rm -f "$log" "$log.json"
 done
