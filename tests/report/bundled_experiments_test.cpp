@@ -47,5 +47,7 @@ TEST_CASE("every bundled experiment predicts a feasible step with finite figures
     CHECK(p.step.bubble_fraction >= 0);
     CHECK(p.step.bubble_fraction < 1);
     CHECK(prediction_json(s, p).dump() == prediction_json(s, predict(s)).dump());
+    // Its report is pinned by a golden file (tests/golden/CMakeLists.txt, tools/regen_golden.sh).
+    CHECK(fs::exists(kRoot / "tests" / "golden" / file.filename()));
   }
 }

@@ -1,7 +1,7 @@
 // clustersim: predicts step time, MFU, memory, communication and energy of large-model training.
 // Thin CLI: parse arguments, call the library, print, map errors to exit codes.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <map>
@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   CLI::App app{"clustersim — a simulator of large-model training clusters"};
   app.require_subcommand(1);
   cli::GlobalOptions global;
-  app.add_option("--configs", global.config_dirs, "extra catalog root (holds devices/, nodes/, ...); repeatable")
+  app.add_option("--configs", global.config_dirs,
+                 "extra catalog root (holds devices/, nodes/, ...); repeatable")
       ->check(CLI::ExistingDirectory);
   std::map<const CLI::App*, cli::Command> commands;
   const auto add = [&](const char* name, const char* help, auto factory) {
@@ -23,12 +24,16 @@ int main(int argc, char** argv) {
   };
   add("run", "predict one experiment", cli::add_run_command);
   add("validate", "compare predictions with measured runs", cli::add_validate_command);
-  add("sweep", "evaluate a grid of experiment variants (--vary), streamed to CSV/JSON Lines", cli::add_sweep_command);
+  add("sweep", "evaluate a grid of experiment variants (--vary), streamed to CSV/JSON Lines",
+      cli::add_sweep_command);
   add("plan", "search parallelization strategies (and device counts) that fit memory", cli::add_plan_command);
   add("merge", "combine sweep shard files into one, sorted by point index", cli::add_merge_command);
   add("explain", "show how a figure is computed (formulas, defaults, sources)", cli::add_explain_command);
   add("collective", "nccl-tests-style sweep of one collective on a cluster", cli::add_collective_command);
-  add("topo", "describe a cluster's network: inventory, bisection, hops, oversubscription", cli::add_topo_command);
+  add("topo", "describe a cluster's network: inventory, bisection, hops, oversubscription",
+      cli::add_topo_command);
+  add("compare", "compare two report JSON files field by field (golden-file regression tests)",
+      cli::add_compare_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,90 @@
+// clustersim compare EXPECTED ACTUAL: field-by-field comparison of two report JSON files (golden-file
+// regression tests on predicted throughput). Exit 0 when they match, 3 when a field differs, 2 on bad input.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include "commands.hpp"
+#include "sim/config/json_file.hpp"
+#include "sim/core/diagnostics.hpp"
+#include "sim/report/report_compare.hpp"
+
+namespace clustersim::cli {
+
+namespace {
+
+double parse_tolerance(const std::string& text, const char* option) {
+  try {
+    std::size_t used = 0;
+    const bool percent = !text.empty() && text.back() == '%';
+    const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+    const double v = std::stod(number, &used);
+    if (used != number.size() || v < 0) throw std::invalid_argument(text);
+    return percent ? v / 100.0 : v;
+  } catch (const std::exception&) {
+    throw ConfigError("<command line>", option,
+                      fmt::format("'{}' is not a tolerance like 1e-6 or 0.5%", text));
+  }
+}
+
+nlohmann::json read_report(const std::string& path) {
+  if (path == "-") {
+    const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    return config::parse_json_text(text, "<stdin>");
+  }
+  return config::read_json_file(path);
+}
+
+}  // namespace
+
+Command add_compare_command(CLI::App& app, const GlobalOptions& /*global*/) {
+  struct Options {
+    std::string expected, actual;
+    std::string rtol = "1e-9", atol = "0";
+    bool strict = false;
+    std::string format = "text";
+  };
+  auto opt = std::make_shared<Options>();
+  app.add_option("expected", opt->expected, "the golden report (clustersim run ... --format json)")
+      ->required();
+  app.add_option("actual", opt->actual, "the report to check, or - for standard input")->required();
+  app.add_option("--rtol", opt->rtol, "relative tolerance on numbers, e.g. 1e-6 or 0.5% (default 1e-9)");
+  app.add_option("--atol", opt->atol, "absolute tolerance on numbers, in each field's unit (default 0)");
+  app.add_flag("--strict", opt->strict,
+               "keys only in ACTUAL are differences too (default: allowed, reports add keys)");
+  app.add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json"}));
+  return [opt]() {
+    CompareOptions o;
+    o.rtol = parse_tolerance(opt->rtol, "--rtol");
+    o.atol = parse_tolerance(opt->atol, "--atol");
+    o.strict = opt->strict;
+    const nlohmann::json expected = read_report(opt->expected);
+    const nlohmann::json actual = read_report(opt->actual);
+    const std::vector<ReportMismatch> diff = compare_reports(expected, actual, o);
+    if (opt->format == "json") {
+      nlohmann::json out = {{"match", diff.empty()}, {"differences", nlohmann::json::array()}};
+      for (const ReportMismatch& m : diff)
+        out["differences"].push_back({{"pointer", m.pointer}, {"message", m.message}});
+      std::fputs((out.dump(2) + "\n").c_str(), stdout);
+    } else if (diff.empty()) {
+      std::fputs(
+          fmt::format("match: every field of {} within rtol {:g}, atol {:g}\n", opt->expected, o.rtol, o.atol)
+              .c_str(),
+          stdout);
+    } else {
+      for (const ReportMismatch& m : diff)
+        std::fputs(fmt::format("{}: {}\n", m.pointer, m.message).c_str(), stdout);
+      std::fputs(
+          fmt::format("{}{} difference{} against {}\n", diff.size() >= o.max_mismatches ? "at least " : "",
+                      diff.size(), diff.size() == 1 ? "" : "s", opt->expected)
+              .c_str(),
+          stdout);
+    }
+    return diff.empty() ? 0 : 3;
+  };
+}
+
+}  // namespace clustersim::cli
