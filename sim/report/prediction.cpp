@@ -4,6 +4,7 @@
 #include "sim/energy/capped_scenario.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/flow_engine.hpp"
+#include "sim/engine/flow/scenario_options.hpp"
 #include "sim/report/collective_report.hpp"
 #include "sim/report/energy_section.hpp"
 #include "sim/report/run_section.hpp"
@@ -15,23 +16,38 @@ namespace {
 
 // A power cap (energy.power_cap) slows the device (sim/energy/capped_scenario.hpp), so the engine runs the
 // capped scenario. Its peak FLOP/s is the capped one; MFU and HFU stay relative to the nominal peak.
-StepResult run_engine(const Scenario& s) {
-  const auto engine = [](const Scenario& x) { return x.engine == "flow" ? flow::run_flow_step(x) : run_analytic(x); };
-  if (!s.energy || !s.energy->power_cap) return engine(s);
-  const PowerCapEffect effect = apply_power_cap(s.energy->device, *s.energy->power_cap);
-  if (!effect.binding) return engine(s);
-  StepResult r = engine(capped_scenario(s, effect));
-  const double compute_slowdown = effect.slowdown[DeviceState::compute];
-  r.mfu /= compute_slowdown;
-  r.hfu /= compute_slowdown;
-  return r;
+void run_engine(const Scenario& s, const PredictOptions& options, Prediction& p) {
+  std::optional<Scenario> capped;
+  double compute_slowdown = 1.0;
+  if (s.energy && s.energy->power_cap) {
+    const PowerCapEffect effect = apply_power_cap(s.energy->device, *s.energy->power_cap);
+    if (effect.binding) {
+      capped = capped_scenario(s, effect);
+      compute_slowdown = effect.slowdown[DeviceState::compute];
+    }
+  }
+  const Scenario& x = capped ? *capped : s;
+  const auto nominal = [compute_slowdown](StepResult r) {
+    r.mfu /= compute_slowdown;
+    r.hfu /= compute_slowdown;
+    return r;
+  };
+  if (x.engine == "flow") {
+    flow::FlowOptions base;
+    base.fidelity = options.fidelity;
+    p.flow = flow::run_flow(x, flow::flow_options_for(x, base));
+    p.step = nominal(p.flow->steps.front());
+    p.analytic = nominal(run_analytic(x));
+  } else {
+    p.step = nominal(run_analytic(x));
+  }
 }
 
 }  // namespace
 
 Prediction predict(const Scenario& s, PredictOptions options) {
   Prediction p;
-  p.step = run_engine(s);
+  run_engine(s, options, p);
   add_run_section(s, p);
   add_energy_section(s, p, options.text);
   return p;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/scenario.hpp"
+#include "sim/engine/flow/flow_engine.hpp"
 #include "sim/engine/step_result.hpp"
 #include "sim/run/run_result.hpp"
 
@@ -17,19 +18,24 @@ namespace clustersim {
 
 struct Prediction {
   StepResult step;
+  std::optional<flow::FlowRun> flow;  // engine "flow": the run, with its contention figures and link counters
+  std::optional<StepResult>
+      analytic;  // engine "flow": the analytic engine on the same scenario, for contention
   std::optional<run::RunResult> run;  // present when the scenario has a `run` section
   nlohmann::json run_json;            // keys under "run" (null when absent)
   std::string run_text;
-  nlohmann::json energy_json;         // keys under "energy" (null when absent)
+  nlohmann::json energy_json;  // keys under "energy" (null when absent)
   std::string energy_text;
 };
 
 /// What a caller needs from predict(): sweeps and the planner read only the JSON keys.
 struct PredictOptions {
   bool text = true;  // also format the sections' text lines (run_text, energy_text)
+  flow::Fidelity fidelity = flow::Fidelity::phase;  // engine "flow": collectives per phase or every step
 };
 
-/// Runs the scenario's engine ("analytic"), then the run and energy sections.
+/// Runs the scenario's engine ("analytic" or "flow") on the scenario, slowed by its energy.power_cap
+/// when one binds (MFU and HFU stay relative to the nominal peak), then the run and energy sections.
 Prediction predict(const Scenario& s, PredictOptions options = {});
 
 /// Full report: step keys (step_report_json) plus "run" and "energy" when present.

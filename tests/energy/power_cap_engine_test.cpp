@@ -94,3 +94,18 @@ TEST_CASE("energy.power_cap slows the reported step, and MFU stays relative to t
   // The energy section integrates the same capped timeline.
   CHECK(pc.energy_json["step_time_s"].get<double>() == Approx(pc.step.step_time.value()).epsilon(1e-9));
 }
+
+TEST_CASE("energy.power_cap slows the flow engine's step too, and its contention baseline is capped alike") {
+  nlohmann::json doc = test::h100_pipeline_experiment();
+  doc["engine"] = "flow";
+  nlohmann::json capped_doc = doc;
+  capped_doc["energy"] = {{"power_cap", "350 W"}};
+  const Prediction pf = predict(test::build(doc));
+  const Prediction pc = predict(test::build(capped_doc));
+  REQUIRE(pc.flow.has_value());
+  REQUIRE(pc.analytic.has_value());
+  CHECK(pc.step.engine == "flow");
+  CHECK(pc.step.step_time > pf.step.step_time);
+  // Flow and analytic engines run the same capped scenario: on this contention-free case they agree.
+  CHECK(pc.step.step_time.value() == Approx(pc.analytic->step_time.value()).epsilon(0.03));
+}

@@ -8,9 +8,9 @@
 #include "paths.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/engine/analytic_engine.hpp"
-#include "sim/engine/straggler_effect.hpp"
 #include "sim/engine/flow/contention_report.hpp"
 #include "sim/engine/flow/scenario_options.hpp"
+#include "sim/engine/straggler_effect.hpp"
 #include "sim/report/energy_section.hpp"
 #include "sim/report/jobs_report.hpp"
 #include "sim/report/prediction.hpp"
@@ -53,7 +53,8 @@ int run_jobs_command(const Scenario& s, const std::string& format, const std::st
       jobs.push_back({&s.jobs[i].scenario, &graphs[i], o.shared ? &*o.shared : &o.analytic});
     }
     std::vector<TraceCounter> counters;
-    for (const auto& c : r.shared ? r.shared->counters : std::vector<flow::LinkCounter>{}) counters.push_back({c.link, c.points});
+    for (const auto& c : r.shared ? r.shared->counters : std::vector<flow::LinkCounter>{})
+      counters.push_back({c.link, c.points});
     write_trace(trace, trace_json(jobs, counters));
   }
   return 0;
@@ -71,12 +72,15 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     std::string fidelity = "phase";
   };
   auto opt = std::make_shared<Options>();
-  app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")->required();
+  app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")
+      ->required();
   app.add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_option("--set", opt->sets, "override a field: POINTER=VALUE, e.g. /parallelism/tp=4 (repeatable)");
-  app.add_option("--engine", opt->engine, "engine (overrides the experiment's)")->check(CLI::IsMember({"analytic", "flow"}));
+  app.add_option("--engine", opt->engine, "engine (overrides the experiment's)")
+      ->check(CLI::IsMember({"analytic", "flow"}));
   app.add_option("--trace", opt->trace, "write the step timeline as a Chrome/Perfetto trace-event JSON file");
-  app.add_option("--fidelity", opt->fidelity, "flow engine: collectives as one flow per phase, or every ring step")
+  app.add_option("--fidelity", opt->fidelity,
+                 "flow engine: collectives as one flow per phase, or every ring step")
       ->check(CLI::IsMember({"phase", "exact"}));
   return [opt, &global]() {
     std::vector<config::Override> overrides;
@@ -84,33 +88,26 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     if (!opt->engine.empty()) overrides.push_back({"/engine", opt->engine});
     const Scenario s = config::load_scenario({catalog_roots(global.config_dirs)}, opt->experiment, overrides);
     if (!s.jobs.empty()) return run_jobs_command(s, opt->format, opt->fidelity, opt->trace);
-    Prediction p;
-    std::optional<flow::FlowRun> fr;
-    if (s.engine == "flow") {  // run once, keep the contention figures and link counters
-      flow::FlowOptions fo;
-      fo.fidelity = opt->fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
-      fr = flow::run_flow(s, flow::flow_options_for(s, fo));
-      p.step = fr->steps.front();
-      add_run_section(s, p);
-      add_energy_section(s, p);
-    } else {
-      p = predict(s);
-    }
-    const StepResult analytic = fr ? run_analytic(s) : StepResult{};
+    PredictOptions po;
+    po.fidelity = opt->fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
+    const Prediction p = predict(s, po);
+    const std::optional<flow::FlowRun>& fr = p.flow;
     if (opt->format == "json") {
       nlohmann::json j = prediction_json(s, p);
-      if (fr) j["contention"] = flow::contention_json(*fr, analytic);
+      if (fr) j["contention"] = flow::contention_json(*fr, *p.analytic);
       std::fputs((j.dump(2) + "\n").c_str(), stdout);
     } else if (opt->format == "csv") {
       std::fputs(prediction_csv(s, p).c_str(), stdout);
     } else {
-      std::fputs((prediction_text(s, p) + (fr ? flow::contention_text(*fr, analytic) : "")).c_str(), stdout);
+      std::fputs((prediction_text(s, p) + (fr ? flow::contention_text(*fr, *p.analytic) : "")).c_str(),
+                 stdout);
     }
     if (!opt->trace.empty()) {
       StepGraph g = build_step_graph(s);
       if (!fr) apply_device_stragglers(s, g);  // the graph the analytic engine evaluated
       std::vector<TraceCounter> counters;
-      for (const auto& c : fr ? fr->counters : std::vector<flow::LinkCounter>{}) counters.push_back({c.link, c.points});
+      for (const auto& c : fr ? fr->counters : std::vector<flow::LinkCounter>{})
+        counters.push_back({c.link, c.points});
       std::FILE* f = std::fopen(opt->trace.c_str(), "wb");
       if (f == nullptr) throw std::runtime_error("cannot write trace file " + opt->trace);
       std::fputs((trace_json({TraceJob{&s, &g, &p.step}}, counters).dump() + "\n").c_str(), f);
