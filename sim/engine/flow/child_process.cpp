@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -27,6 +28,9 @@ void write_all(int fd, const void* data, std::size_t size) {
 std::string run_in_child(const std::function<void(const ChildWriter&)>& body) {
   int out[2], err[2];
   if (::pipe(out) != 0 || ::pipe(err) != 0) throw std::runtime_error("flow engine: cannot create a pipe");
+  // The child inherits unflushed stdio buffers, and SimGrid may flush them (a caller's report printed
+  // twice): hand them to the OS first.
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("flow engine: cannot fork the simulation process");
   if (pid == 0) {
