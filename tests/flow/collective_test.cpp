@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <utility>
+
+#include "sim/config/derived_topology.hpp"
 #include "sim/engine/flow/collective_probe.hpp"
 #include "sim/graph/op_cost.hpp"
 #include "tests/flow/flow_fixtures.hpp"
@@ -21,7 +24,8 @@ Seconds closed_form(const ClusterSpec& c, const ParallelismSpec& p, CollectiveOp
 
 }  // namespace
 
-TEST_CASE("a hierarchical all-reduce on a contention-free fabric matches the closed form within 1 %", "[flow]") {
+TEST_CASE("a hierarchical all-reduce on a contention-free fabric matches the closed form within 1 %",
+          "[flow]") {
   const ClusterSpec c = flowtest::dgx_a100(4);
   const ParallelismSpec p = dp_only(32);
   const Bytes b(1e9);
@@ -30,7 +34,8 @@ TEST_CASE("a hierarchical all-reduce on a contention-free fabric matches the clo
     flow::FlowOptions o;
     o.fidelity = f;
     const Seconds got = flow::simulate_collective(c, p, CollectiveOp::all_reduce, b, o);
-    INFO("fidelity " << flow::fidelity_name(f) << ": flow " << got.value() << " s, closed form " << expect.value());
+    INFO("fidelity " << flow::fidelity_name(f) << ": flow " << got.value() << " s, closed form "
+                     << expect.value());
     CHECK(got.value() == Approx(expect.value()).epsilon(0.01));
   }
 }
@@ -50,9 +55,33 @@ TEST_CASE("an oversubscribed spine slows a ring that crosses leaf groups", "[flo
   flow::FlowOptions o;
   o.leaf_nodes = 2;
   const Bytes b(4e8);
-  const Seconds fast = flow::simulate_collective(flowtest::dgx_a100(8, 1.0), p, CollectiveOp::all_reduce, b, o);
-  const Seconds slow = flow::simulate_collective(flowtest::dgx_a100(8, 4.0), p, CollectiveOp::all_reduce, b, o);
+  const Seconds fast =
+      flow::simulate_collective(flowtest::dgx_a100(8, 1.0), p, CollectiveOp::all_reduce, b, o);
+  const Seconds slow =
+      flow::simulate_collective(flowtest::dgx_a100(8, 4.0), p, CollectiveOp::all_reduce, b, o);
   // One hop of each of the 8 rings leaves every 2-node leaf group: 8 NIC-rate flows on an uplink of
   // 16 NICs / 4 = 4 NICs, so the slowest flow of each phase runs at half the NIC rate.
   CHECK(slow.value() == Approx(2.0 * fast.value()).epsilon(0.02));
+}
+
+TEST_CASE("on an explicit topology a collective alone matches the topology-aware closed form within 1 %",
+          "[flow][topology]") {
+  ClusterSpec c = flowtest::dgx_a100(4);
+  c.comm.topology = derived_topology(c);  // the rail-optimized fat-tree, spelled out
+  const auto topo = TopologyCollectives::of(c);
+  REQUIRE(topo != nullptr);
+  for (const auto& [par, op] : {std::pair{dp_only(32), CollectiveOp::all_reduce},
+                                std::pair{dp_only(4, 8), CollectiveOp::reduce_scatter}}) {
+    const Bytes b(1e9);
+    const Seconds expect =
+        topo->time(op, b, {.size = par.dp, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1});
+    for (const flow::Fidelity f : {flow::Fidelity::phase, flow::Fidelity::exact}) {
+      flow::FlowOptions o;
+      o.fidelity = f;
+      const Seconds got = flow::simulate_collective(c, par, op, b, o);
+      INFO("tp " << par.tp << ", fidelity " << flow::fidelity_name(f) << ": flow " << got.value()
+                 << " s, closed form " << expect.value());
+      CHECK(got.value() == Approx(expect.value()).epsilon(0.01));
+    }
+  }
 }

@@ -21,12 +21,20 @@ Seconds simulate_collective(const ClusterSpec& cluster, const ParallelismSpec& p
                             Bytes bytes, const FlowOptions& options) {
   const std::string out = run_in_child([&](const ChildWriter& w) {
     SimgridEngine engine;
-    const FabricLayout layout(cluster, options.leaf_nodes);
-    const SimgridPlatform platform(layout, {});
+    std::shared_ptr<const TopologyCollectives> topo = TopologyCollectives::of(cluster);
+    const FabricLayout layout =
+        topo ? FabricLayout(std::move(topo)) : FabricLayout(cluster, options.leaf_nodes);
     const RankLayout ranks(par);
     const GroupPlacement group = place_group(par.dp * par.cp, par.tp, cluster.node.devices_per_node);
     const std::vector<FlowPhase> phases =
-        collective_phases(op, bytes, ranks, 0, group, fabric_of(cluster), options.fidelity);
+        layout.topology() != nullptr
+            ? topology_phases(op, bytes, ranks, 0, layout, options.fidelity)
+            : collective_phases(op, bytes, ranks, 0, group, fabric_of(cluster), options.fidelity);
+    std::vector<std::pair<int, int>> pairs;
+    for (const FlowPhase& ph : phases) {
+      for (const FlowSpec& f : ph.flows) pairs.emplace_back(f.src, f.dst);
+    }
+    const SimgridPlatform platform(layout, {}, pairs);
     // Phases run one after the other; each ends when its last flow completes, plus its extra latency.
     std::size_t next = 0;
     int left = 0;

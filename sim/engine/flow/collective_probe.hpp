@@ -9,8 +9,9 @@
 namespace clustersim::flow {
 
 /// Simulated time of one gradient collective of `bytes` (full buffer) over the dp·cp group of stage 0 of
-/// a job with parallelism `par` filling `cluster` (every TP rank's group runs at once, as in a step).
-Seconds simulate_collective(const ClusterSpec& cluster, const ParallelismSpec& par, CollectiveOp op, Bytes bytes,
-                            const FlowOptions& options);
+/// a job with parallelism `par` filling `cluster` (every TP rank's group runs at once, as in a step). On a
+/// cluster with an explicit topology the schedule and links are the TopologyGraph's (topology mode).
+Seconds simulate_collective(const ClusterSpec& cluster, const ParallelismSpec& par, CollectiveOp op,
+                            Bytes bytes, const FlowOptions& options);
 
 }  // namespace clustersim::flow
