@@ -80,7 +80,8 @@ std::optional<std::string> build_case(Builder& b) {
             {"hidden", model["hidden"]},
             {"heads", model["heads"]},
             {"kv_heads", has_number(model, "kv_heads") ? model["kv_heads"] : model["heads"]},
-            {"ffn_hidden", has_number(model, "ffn_hidden") ? model["ffn_hidden"] : json(4 * model["hidden"].get<int>())},
+            {"ffn_hidden",
+             has_number(model, "ffn_hidden") ? model["ffn_hidden"] : json(4 * model["hidden"].get<int>())},
             {"vocab", model["vocab"]},
             {"seq_len", model["seq_len"]},
             {"mlp", "gelu"},
@@ -96,7 +97,15 @@ std::optional<std::string> build_case(Builder& b) {
   const int layers = model["layers"].get<int>();
   const int gb = has_number(par, "global_batch") ? par["global_batch"].get<int>() : 0;
   if (gb <= 0) return std::string("global batch not stated");
-  const int mb = b.int_or(par, "micro_batch", 1, "not stated; Megatron-LM examples use 1 at these scales");
+  // Megatron-LM v1 (the 2020 README, before pipeline parallelism) had no gradient accumulation: its
+  // --batch-size was the batch of one model instance, so each data-parallel replica runs one micro-batch
+  // of global_batch / dp (the README: "batch size 8" on one DGX-2, 16 per replica on DGX A100).
+  const bool megatron_v1 = contains(citation, "Megatron-LM README") && contains(citation, "2020") && pp == 1;
+  const int mb =
+      megatron_v1 ? b.int_or(par, "micro_batch", gb / std::max(1, dp),
+                             "not stated; Megatron-LM v1 had no gradient accumulation: --batch-size "
+                             "is the batch per model instance, global_batch / dp")
+                  : b.int_or(par, "micro_batch", 1, "not stated; Megatron-LM examples use 1 at these scales");
   const int microbatches = gb / std::max(1, mb * dp);
   int vp = 1;
   if (has_number(par, "vp")) {
@@ -110,7 +119,8 @@ std::optional<std::string> build_case(Builder& b) {
         break;
       }
     }
-    b.assume(fmt::format("vp = {} (interleaved schedule, chunk count not stated: deepest v <= 3 Megatron accepts)", vp));
+    b.assume(fmt::format(
+        "vp = {} (interleaved schedule, chunk count not stated: deepest v <= 3 Megatron accepts)", vp));
   }
   p["vp"] = vp;
   p["schedule"] = vp > 1 ? "interleaved-1f1b" : "1f1b";
@@ -119,8 +129,9 @@ std::optional<std::string> build_case(Builder& b) {
     sp = par["sequence_parallel"].get<bool>();
   } else {
     sp = mcore && tp > 1;
-    b.assume(fmt::format("sequence_parallel = {} ({})", sp,
-                         mcore ? "Megatron-Core recommends it with TP" : "not available in Megatron-LM before 2022"));
+    b.assume(fmt::format(
+        "sequence_parallel = {} ({})", sp,
+        mcore ? "Megatron-Core recommends it with TP" : "not available in Megatron-LM before 2022"));
   }
   p["sequence_parallel"] = sp;
 
@@ -136,8 +147,10 @@ std::optional<std::string> build_case(Builder& b) {
     b.assume(mcore ? "recompute = none (Megatron-Core default)"
                    : "recompute = full (Megatron-LM of 2020-21 trained with activation checkpointing)");
   }
-  const std::string precision_text = rec.value("precision", json("")).is_string() ? rec["precision"].get<std::string>() : "";
-  const std::string precision = contains(precision_text, "BF16") || contains(precision_text, "bf16") ? "bf16" : "fp16";
+  const std::string precision_text =
+      rec.value("precision", json("")).is_string() ? rec["precision"].get<std::string>() : "";
+  const std::string precision =
+      contains(precision_text, "BF16") || contains(precision_text, "bf16") ? "bf16" : "fp16";
   json t = {{"micro_batch", mb},
             {"global_batch", gb},
             {"precision", precision},
@@ -151,13 +164,16 @@ std::optional<std::string> build_case(Builder& b) {
   if (contains(text_of(rec, "notes"), "DeepSpeed") && has_number(par, "zero_stage") &&
       par["zero_stage"].get<int>() == 3 && dp * tp > per_node) {
     p["dp_collective"] = "flat-ring";
-    b.assume("dp_collective = flat-ring (DeepSpeed ZeRO-3 of 2021: parameter gathers and gradient scatters move "
-             "the whole buffer through each rank's own NIC; inferred from these rows, whose step time stops "
-             "falling with more GPUs, see docs/collectives.md)");
+    b.assume(
+        "dp_collective = flat-ring (DeepSpeed ZeRO-3 of 2021: parameter gathers and gradient scatters move "
+        "the whole buffer through each rank's own NIC; inferred from these rows, whose step time stops "
+        "falling with more GPUs, see docs/collectives.md)");
   }
   if (mcore && !has_number(par, "zero_stage")) {
     p["zero_stage"] = 1;
-    b.assume("zero_stage = 1 (Megatron-Core benchmarks use --use-distributed-optimizer with overlapped grad reduce and param gather)");
+    b.assume(
+        "zero_stage = 1 (Megatron-Core benchmarks use --use-distributed-optimizer with overlapped grad "
+        "reduce and param gather)");
   }
   if (mcore && tp > 1) {
     p["tp_comm_overlap"] = true;
@@ -167,24 +183,24 @@ std::optional<std::string> build_case(Builder& b) {
                  : "flash_attention = off (not used by Megatron-LM before 2023)");
 
   const int nodes = (count + per_node - 1) / per_node;
-  json cluster = {{"name", hw.contains("cluster") && hw["cluster"].is_string() ? hw["cluster"] : json(b.c.id)},
-                  {"node", node},
-                  {"nodes", nodes}};
-  b.c.experiment = {{"schema_version", 1},
-                    {"name", b.c.id},
-                    {"cluster", cluster},
-                    {"model", m},
-                    {"parallelism", p},
-                    {"training", t}};
+  json cluster = {
+      {"name", hw.contains("cluster") && hw["cluster"].is_string() ? hw["cluster"] : json(b.c.id)},
+      {"node", node},
+      {"nodes", nodes}};
+  b.c.experiment = {{"schema_version", 1}, {"name", b.c.id},   {"cluster", cluster},
+                    {"model", m},          {"parallelism", p}, {"training", t}};
   if (count < per_node) b.c.experiment["devices_per_node_override"] = count;
 
   const std::string basis = text_of(measured, "tflops_basis");
-  if (has_number(measured, "step_time_s")) b.c.metrics.push_back({"step_time_s", measured["step_time_s"].get<double>()});
+  if (has_number(measured, "step_time_s"))
+    b.c.metrics.push_back({"step_time_s", measured["step_time_s"].get<double>()});
   if (has_number(measured, "mfu")) b.c.metrics.push_back({"mfu", measured["mfu"].get<double>()});
   if (has_number(measured, "hfu")) b.c.metrics.push_back({"hfu", measured["hfu"].get<double>()});
-  if (has_number(measured, "tflops_per_gpu") && !has_number(measured, "step_time_s") && !has_number(measured, "mfu")) {
+  if (has_number(measured, "tflops_per_gpu") && !has_number(measured, "step_time_s") &&
+      !has_number(measured, "mfu")) {
     const bool hardware = contains(basis, "recompute") || contains(basis, "Eq.(3)");
-    b.c.metrics.push_back({hardware ? "hw_tflops_per_device" : "tflops_per_device", measured["tflops_per_gpu"].get<double>()});
+    b.c.metrics.push_back(
+        {hardware ? "hw_tflops_per_device" : "tflops_per_device", measured["tflops_per_gpu"].get<double>()});
   }
   if (b.c.metrics.empty()) return std::string("no step time, MFU/HFU or TFLOP/s measured");
   return std::nullopt;

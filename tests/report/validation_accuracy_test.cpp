@@ -98,3 +98,11 @@ TEST_CASE("Megatron-Core 2024 H100 weak scaling MFU: mean |error| <= 10 %") {
   CHECK(e.n == 9);
   CHECK(e.mean <= 0.10);
 }
+
+TEST_CASE("Megatron-LM README 2020 (V100 and A100 weak scaling) step times: mean |error| <= 5 %, max <= 10 %") {
+  const Errors e = errors_of({"megatron-readme2020"}, "step_time_s");
+  INFO(fmt::format("{} records, mean {:.2f} %, max {:.2f} %", e.n, 100 * e.mean, 100 * e.max));
+  CHECK(e.n == 12);
+  CHECK(e.mean <= 0.05);
+  CHECK(e.max <= 0.10);
+}
