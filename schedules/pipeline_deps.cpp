@@ -41,31 +41,18 @@ void require_op(const ScheduleSpec& spec, const PipelineOp& op) {
 std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const PipelineOp& op) {
   require_valid(spec, stage, "data_dependency");
   require_op(spec, op);
-  const int p = spec.stages;
-  const int virtual_stage = op.chunk * p + stage;
-  const int last_virtual_stage = spec.chunks * p - 1;
-  switch (op.kind) {
-    case OpKind::forward: {
-      if (virtual_stage == 0) return std::nullopt;
-      const int k = virtual_stage - 1;
-      return OpRef{k % p, {OpKind::forward, op.microbatch, k / p}};
-    }
-    case OpKind::backward:
-    case OpKind::backward_input: {
-      if (virtual_stage == last_virtual_stage)
-        return OpRef{stage, {OpKind::forward, op.microbatch, op.chunk}};
-      const int k = virtual_stage + 1;
-      return OpRef{k % p, {op.kind, op.microbatch, k / p}};
-    }
-    case OpKind::backward_weight:
-      return OpRef{stage, {OpKind::backward_input, op.microbatch, op.chunk}};
-  }
-  return std::nullopt;
+  return unchecked_data_dependency(spec, stage, op);
 }
 
 int peak_inflight_activations(const ScheduleSpec& spec, int stage) {
   require_valid(spec, stage, "peak_inflight_activations");
   StageOpCursor cursor(spec, stage);
+  if (spec.kind != ScheduleKind::zero_bubble_h1) {
+    // Fused backwards: the warm-up forwards, then steady F/B pairs, each forward holding one more set
+    // until its backward; the cool-down only releases. Same count as the walk below, in O(1).
+    const int warmup = cursor.warmup_forwards();
+    return warmup < spec.chunks * spec.microbatches ? warmup + 1 : warmup;
+  }
   int held = 0, peak = 0;
   while (!cursor.done()) {
     switch (cursor.next_kind()) {

@@ -35,6 +35,32 @@ struct OpRef {
 /// (backward_input/backward_weight only in zb-h1, backward only outside it). O(1), no allocation.
 std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const PipelineOp& op);
 
+/// data_dependency() without its precondition checks, for callers that checked is_valid(spec) once and
+/// pass only ops of that schedule (the graph builder resolves every op of a step through it). Violating
+/// the preconditions gives an unspecified OpRef, never an exception. O(1), no allocation.
+inline std::optional<OpRef> unchecked_data_dependency(const ScheduleSpec& spec, int stage,
+                                                      const PipelineOp& op) {
+  const int p = spec.stages;
+  const int virtual_stage = op.chunk * p + stage;
+  switch (op.kind) {
+    case OpKind::forward: {
+      if (virtual_stage == 0) return std::nullopt;
+      const int k = virtual_stage - 1;
+      return OpRef{k % p, {OpKind::forward, op.microbatch, k / p}};
+    }
+    case OpKind::backward:
+    case OpKind::backward_input: {
+      if (virtual_stage == spec.chunks * p - 1)
+        return OpRef{stage, {OpKind::forward, op.microbatch, op.chunk}};
+      const int k = virtual_stage + 1;
+      return OpRef{k % p, {op.kind, op.microbatch, k / p}};
+    }
+    case OpKind::backward_weight:
+      return OpRef{stage, {OpKind::backward_input, op.microbatch, op.chunk}};
+  }
+  return std::nullopt;
+}
+
 /// Whether consuming `dep` on `consumer_stage` needs a point-to-point transfer between devices
 /// (false when producer and consumer are the same physical stage, e.g. a backward reading its forward,
 /// a W reading its B, or two chunks on one stage when p = 1).
@@ -43,14 +69,15 @@ inline bool crosses_stage(int consumer_stage, const OpRef& dep) {
 }
 
 /// Peak number of (microbatch, chunk) activation sets that `stage` holds at once under this schedule,
-/// in units of one chunk's activations of one microbatch, found by walking the stage's op order: a
+/// in units of one chunk's activations of one microbatch, as a walk of the stage's op order counts it: a
 /// forward adds one; the fused backward, or for split backwards the backward_weight, releases it.
 /// Closed forms (checked by tests): gpipe m; 1f1b min(p - s, m); interleaved-1f1b
 /// min(2(p - s - 1) + (v - 1)p + 1, v m), i.e. v p + p - 1 on stage 0 = p (1 + (p-1)/(p v)) stage-sized
 /// units (the interleaved-schedule factor of Korthikanti et al. 2022, arXiv:2205.05198); zb-h1 min(p, m)
 /// on every stage, counting a microbatch until its W (Qi et al. 2024, Section 2.1: "all workers
 /// maintain the same number of in-flight microbatches").
-/// Preconditions as build_schedule plus 0 <= stage < p. O(ops on the stage), no allocation.
+/// Preconditions as build_schedule plus 0 <= stage < p. O(1) with fused backwards (from the warm-up
+/// count), O(ops on the stage) for zb-h1; no allocation.
 int peak_inflight_activations(const ScheduleSpec& spec, int stage);
 
 /// Peak activation memory of `stage` when a forward stores `per_forward` (M_B) and, for split

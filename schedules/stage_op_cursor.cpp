@@ -39,52 +39,17 @@ StageOpCursor::StageOpCursor(const ScheduleSpec& spec, int stage)
   total_ = ops_per_stage(spec);
 }
 
-PipelineOp StageOpCursor::next() {
-  CS_ASSERT(!done(), "StageOpCursor::next() past the end of the stage's op order");
-  const int pos = emitted_++;
-  if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble();
-  return fused_op_at(pos);
-}
-
 OpKind StageOpCursor::next_kind() {
   CS_ASSERT(!done(), "StageOpCursor::next_kind() past the end of the stage's op order");
   const int pos = emitted_++;
   if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble().kind;
-  return fused_is_forward(pos) ? OpKind::forward : OpKind::backward;
-}
-
-bool StageOpCursor::fused_is_forward(int pos) const {
-  const int n = chunks_ * microbatches_;
-  return pos < warmup_ || (pos < 2 * n - warmup_ && (pos - warmup_) % 2 == 0);
-}
-
-// Megatron's three loops flattened: `warmup_` forwards, then alternating F/B (steady 1F1B), then the
-// remaining backwards (cool-down). With n forward ops the steady phase ends at position 2n - w.
-PipelineOp StageOpCursor::fused_op_at(int pos) const {
-  const int n = chunks_ * microbatches_;
-  if (pos < warmup_) return forward_at(pos);
-  if (pos < 2 * n - warmup_) {
-    const int j = pos - warmup_;
-    return j % 2 == 0 ? forward_at(warmup_ + j / 2) : backward_at(j / 2);
+  if (fused_is_forward(pos)) {
+    advance(forward_walk_);
+    return OpKind::forward;
   }
-  return backward_at(pos - n);
-}
-
-// Megatron's schedule table with microbatch group size p: virtual microbatch k belongs to group
-// k / (p v); inside a group the first p ops run chunk 0 for the group's p microbatches, the next p
-// chunk 1, and so on. With v = 1 this is simply microbatch k.
-PipelineOp StageOpCursor::forward_at(int k) const {
-  const int group_ops = stages_ * chunks_;
-  const int in_group = k % group_ops;
-  return {OpKind::forward, (k / group_ops) * stages_ + in_group % stages_, in_group / stages_};
-}
-
-// Backwards visit the same table with chunks reversed (last chunk first). GPipe runs its backwards in
-// reverse microbatch order, as drawn in Huang et al. 2019, Fig. 2c.
-PipelineOp StageOpCursor::backward_at(int k) const {
-  if (kind_ == ScheduleKind::gpipe) return {OpKind::backward, microbatches_ - 1 - k, 0};
-  const PipelineOp f = forward_at(k);
-  return {OpKind::backward, f.microbatch, chunks_ - 1 - f.chunk};
+  ++backwards_;
+  advance(backward_walk_);
+  return OpKind::backward;
 }
 
 // ZB-H1 (zb-h1-quick-start): 1F1B's warm-up and steady F,B pairs, where steady iteration i is followed

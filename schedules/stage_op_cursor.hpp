@@ -1,12 +1,14 @@
 // Generates one pipeline stage's op order op by op, without allocating.
 //
 // build_schedule() copies the ops into vectors; peak_inflight_activations() and other walks that run
-// inside sweeps read them straight from the cursor. The op order rules are those listed in
-// schedules/pipeline_schedule.hpp and derived in docs/schedules.md.
+// inside sweeps read them straight from the cursor, and the graph builder turns them into nodes. The op
+// order rules are those listed in schedules/pipeline_schedule.hpp and derived in docs/schedules.md. The
+// fused-backward path of next() is defined here so those per-op loops can inline it.
 #pragma once
 
 #include "schedules/pipeline_op.hpp"
 #include "schedules/pipeline_schedule.hpp"
+#include "sim/core/diagnostics.hpp"
 
 namespace clustersim {
 
@@ -28,10 +30,47 @@ class StageOpCursor {
   [[nodiscard]] int warmup_forwards() const { return warmup_; }
 
  private:
-  [[nodiscard]] PipelineOp fused_op_at(int pos) const;
-  [[nodiscard]] bool fused_is_forward(int pos) const;
-  [[nodiscard]] PipelineOp forward_at(int k) const;
-  [[nodiscard]] PipelineOp backward_at(int k) const;
+  // Walks Megatron's schedule table (microbatch group size p) one virtual microbatch at a time, so the
+  // k-th forward or backward comes from the (k-1)-th by a carry instead of divisions.
+  struct TableWalk {
+    int group_first = 0;  // first microbatch of the current group of p
+    int in_group = 0;     // microbatch offset inside the group, in [0, p)
+    int chunk = 0;        // in [0, v)
+  };
+
+  // Megatron's three loops flattened: `warmup_` forwards, then alternating F/B (steady 1F1B), then the
+  // remaining backwards (cool-down). With n forward ops the steady phase ends at position 2n - w.
+  // Forwards and backwards each come out in table order, so the k-th of either is the k-th table entry.
+  [[nodiscard]] bool fused_is_forward(int pos) const {
+    const int n = chunks_ * microbatches_;
+    return pos < warmup_ || (pos < 2 * n - warmup_ && (pos - warmup_) % 2 == 0);
+  }
+  // Megatron's schedule table with microbatch group size p: virtual microbatch k belongs to group
+  // k / (p v); inside a group the first p ops run chunk 0 for the group's p microbatches, the next p
+  // chunk 1, and so on. With v = 1 this is simply microbatch k.
+  void advance(TableWalk& w) const {
+    if (++w.in_group < stages_) return;
+    w.in_group = 0;
+    if (++w.chunk < chunks_) return;
+    w.chunk = 0;
+    w.group_first += stages_;
+  }
+  PipelineOp next_forward() {
+    const PipelineOp op{OpKind::forward, forward_walk_.group_first + forward_walk_.in_group,
+                        forward_walk_.chunk};
+    advance(forward_walk_);
+    return op;
+  }
+  // Backwards visit the same table with chunks reversed (last chunk first). GPipe runs its backwards in
+  // reverse microbatch order, as drawn in Huang et al. 2019, Fig. 2c.
+  PipelineOp next_backward() {
+    const int k = backwards_++;
+    if (kind_ == ScheduleKind::gpipe) return {OpKind::backward, microbatches_ - 1 - k, 0};
+    const PipelineOp op{OpKind::backward, backward_walk_.group_first + backward_walk_.in_group,
+                        chunks_ - 1 - backward_walk_.chunk};
+    advance(backward_walk_);
+    return op;
+  }
   PipelineOp next_zero_bubble();
 
   ScheduleKind kind_;
@@ -42,6 +81,11 @@ class StageOpCursor {
   int warmup_ = 0;
   int total_ = 0;
   int emitted_ = 0;
+  // Fused schedules: where the next forward and the next backward sit in the table, and how many
+  // backwards have been emitted (GPipe runs them in reverse microbatch order).
+  TableWalk forward_walk_;
+  TableWalk backward_walk_;
+  int backwards_ = 0;
   // zb-h1 progress: forwards, input-gradient backwards and weight-gradient backwards emitted so far,
   // and whether the op just emitted was a B whose W runs right after it.
   int forwards_ = 0;
@@ -49,5 +93,12 @@ class StageOpCursor {
   int weight_grads_ = 0;
   bool weight_grad_due_ = false;
 };
+
+inline PipelineOp StageOpCursor::next() {
+  CS_ASSERT(!done(), "StageOpCursor::next() past the end of the stage's op order");
+  const int pos = emitted_++;
+  if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble();
+  return fused_is_forward(pos) ? next_forward() : next_backward();
+}
 
 }  // namespace clustersim
