@@ -4,6 +4,7 @@
 #include "models/memory_model.hpp"
 #include "models/roofline.hpp"
 #include "schedules/pipeline_deps.hpp"
+#include "schedules/stage_op_cursor.hpp"
 #include "sim/collectives/compressed_sync.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/graph/step_graph.hpp"
@@ -15,20 +16,44 @@ constexpr double kBucketElements = 40e6;  // Megatron DDP default gradient bucke
 
 int kind_slot(OpKind k) {
   switch (k) {
-    case OpKind::forward: return 0;
-    case OpKind::backward: return 1;
-    case OpKind::backward_input: return 2;
-    case OpKind::backward_weight: return 3;
+    case OpKind::forward:
+      return 0;
+    case OpKind::backward:
+      return 1;
+    case OpKind::backward_input:
+      return 2;
+    case OpKind::backward_weight:
+      return 3;
   }
   return 0;
 }
 
+OpKind op_kind(NodeKind k) {
+  switch (k) {
+    case NodeKind::backward:
+      return OpKind::backward;
+    case NodeKind::backward_input:
+      return OpKind::backward_input;
+    case NodeKind::backward_weight:
+      return OpKind::backward_weight;
+    case NodeKind::forward:
+    case NodeKind::dp_sync:
+    case NodeKind::optimizer:
+      return OpKind::forward;
+  }
+  return OpKind::forward;
+}
+
 NodeKind node_kind(OpKind k) {
   switch (k) {
-    case OpKind::forward: return NodeKind::forward;
-    case OpKind::backward: return NodeKind::backward;
-    case OpKind::backward_input: return NodeKind::backward_input;
-    case OpKind::backward_weight: return NodeKind::backward_weight;
+    case OpKind::forward:
+      return NodeKind::forward;
+    case OpKind::backward:
+      return NodeKind::backward;
+    case OpKind::backward_input:
+      return NodeKind::backward_input;
+    case OpKind::backward_weight:
+      return NodeKind::backward_weight;
   }
   return NodeKind::forward;
 }
@@ -80,8 +105,8 @@ StepGraph build_step_graph(const Scenario& s) {
   const TrainingSpec& tr = s.training;
   StepGraph g;
   g.schedule = ScheduleSpec{par.schedule, par.pp, tr.microbatches(par.dp), par.vp};
-  if (const auto problems = check(g.schedule); !problems.empty()) {
-    throw ConfigError(s.source_file, "/parallelism/schedule", problems.front());
+  if (!is_valid(g.schedule)) {
+    throw ConfigError(s.source_file, "/parallelism/schedule", check(g.schedule).front());
   }
   const int p = par.pp, v = par.vp, m = g.schedule.microbatches;
   const OpCostModel model(s);
@@ -107,36 +132,40 @@ StepGraph build_step_graph(const Scenario& s) {
     }
   }
 
-  const auto schedule = build_schedule(g.schedule);
+  std::vector<Seconds> cost_duration;
+  cost_duration.reserve(g.costs.size());
+  for (const OpCost& c : g.costs) cost_duration.push_back(c.duration());
+
+  // Nodes straight from each stage's op cursor; the schedule is never materialised as op vectors.
   OpIndex index(p, m, v);
   g.order.resize(static_cast<std::size_t>(p));
-  std::size_t op_count = 0;
-  for (const auto& stage_ops : schedule) op_count += stage_ops.size();
-  g.nodes.reserve(op_count + 2 * static_cast<std::size_t>(p * (v + 1)));  // + gradient syncs and optimizers
+  const auto ops_on_stage = static_cast<std::size_t>(ops_per_stage(g.schedule));
+  g.nodes.reserve(ops_on_stage * static_cast<std::size_t>(p) +
+                  2 * static_cast<std::size_t>(p * (v + 1)));  // + syncs and optimizers
   for (int st = 0; st < p; ++st) {
-    g.order[static_cast<std::size_t>(st)][0].reserve(schedule[static_cast<std::size_t>(st)].size() + 1);
-    for (const PipelineOp& op : schedule[static_cast<std::size_t>(st)]) {
-      StepNode n;
+    std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
+    compute_order.reserve(ops_on_stage + 1);
+    for (StageOpCursor cursor(g.schedule, st); !cursor.done();) {
+      const PipelineOp op = cursor.next();
+      const int id = static_cast<int>(g.nodes.size());
+      StepNode& n = g.nodes.emplace_back();
       n.kind = node_kind(op.kind);
       n.stage = st;
       n.microbatch = op.microbatch;
       n.chunk = op.chunk;
       n.cost = cost_base[static_cast<std::size_t>(st * v + op.chunk)] + kind_slot(op.kind);
-      n.duration = g.costs[static_cast<std::size_t>(n.cost)].duration();
-      const int id = static_cast<int>(g.nodes.size());
+      n.duration = cost_duration[static_cast<std::size_t>(n.cost)];
       index.at(st, op.kind, op.microbatch, op.chunk) = id;
-      g.order[static_cast<std::size_t>(st)][0].push_back(id);
-      g.nodes.push_back(n);
+      compute_order.push_back(id);
     }
   }
-  for (int st = 0; st < p; ++st) {
-    for (const PipelineOp& op : schedule[static_cast<std::size_t>(st)]) {
-      const auto dep = data_dependency(g.schedule, st, op);
-      if (!dep) continue;
-      StepNode& n = g.nodes[static_cast<std::size_t>(index.at(st, op.kind, op.microbatch, op.chunk))];
-      n.dep = index.at(dep->stage, dep->op.kind, dep->op.microbatch, dep->op.chunk);
-      n.dep_delay = crosses_stage(st, *dep) ? g.p2p_time : Seconds(0);
-    }
+  // The spec passed is_valid() above and every node is an op of its schedule.
+  for (StepNode& n : g.nodes) {
+    const PipelineOp op{op_kind(n.kind), n.microbatch, n.chunk};
+    const auto dep = unchecked_data_dependency(g.schedule, n.stage, op);
+    if (!dep) continue;
+    n.dep = index.at(dep->stage, dep->op.kind, dep->op.microbatch, dep->op.chunk);
+    n.dep_delay = crosses_stage(n.stage, *dep) ? g.p2p_time : Seconds(0);
   }
 
   // Gradient synchronisation per chunk on the stage's data-parallel channel, then the optimizer.
@@ -149,7 +178,7 @@ StepGraph build_step_graph(const Scenario& s) {
   const double weight_elem = std::max(2.0, bytes_per_element(tr.precision));
   const bool tied_split = s.model.tied_embeddings && p > 1;
   for (int st = 0; st < p; ++st) {
-    const auto& ops = schedule[static_cast<std::size_t>(st)];
+    const std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
     double stage_params = 0.0;
     int last_dp = -1;
     Seconds codec(0);  // gradient compression encode/decode of this stage
@@ -161,8 +190,8 @@ StepGraph build_step_graph(const Scenario& s) {
       if (dpg > 1 && par.zero_stage == 0 && tr.compression.scheme != CompressionScheme::none) {
         // Compressed sync (issue 3): the compressed collectives on the DP channel; encode/decode runs on
         // the device's compute stream, charged before the optimizer below.
-        const CompressedSyncCost cs = compressed_sync_cost(tr.compression, chunk_payload(s, role, params, dpg),
-                                                           dp_group, fabric, s.cluster.node.device);
+        const CompressedSyncCost cs = compressed_sync_cost(
+            tr.compression, chunk_payload(s, role, params, dpg), dp_group, fabric, s.cluster.node.device);
         t = cs.comm;
         codec += cs.codec;
       } else if (dpg > 1 && par.zero_stage < 3) {
@@ -171,16 +200,18 @@ StepGraph build_step_graph(const Scenario& s) {
       }
       if (tied_split && (role.has_embedding || role.has_head)) {
         // Megatron all-reduces the tied embedding's gradient between the first and last stage.
-        const GroupPlacement pair = place_group(2, par.tp * par.cp * par.dp * (p - 1), s.cluster.node.devices_per_node);
+        const GroupPlacement pair =
+            place_group(2, par.tp * par.cp * par.dp * (p - 1), s.cluster.node.devices_per_node);
         const double emb = static_cast<double>(s.model.vocab) * s.model.hidden / par.tp;
         t += collective_time(CollectiveOp::all_reduce, Bytes(emb * grad_elem), pair, fabric);
       }
       if (t.value() <= 0.0) continue;
       // The chunk's gradients are final after its last backward (or W) op in the stage order.
       int last_bwd = -1;
-      for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
-        if (it->chunk == c && it->kind != OpKind::forward && it->kind != OpKind::backward_input) {
-          last_bwd = index.at(st, it->kind, it->microbatch, it->chunk);
+      for (auto it = compute_order.rbegin(); it != compute_order.rend(); ++it) {
+        const StepNode& node = g.nodes[static_cast<std::size_t>(*it)];
+        if (node.chunk == c && (node.kind == NodeKind::backward || node.kind == NodeKind::backward_weight)) {
+          last_bwd = *it;
           break;
         }
       }
@@ -200,11 +231,14 @@ StepGraph build_step_graph(const Scenario& s) {
     }
     // Optimizer on this rank's shard, then (ZeRO-1/2) all-gather of the updated low-precision weights.
     const double shard = par.zero_stage >= 1 ? stage_params / dpg : stage_params;
-    Seconds opt = memory_pass_time(s.cluster.node.device, Bytes(shard * optimizer_bytes_per_param(tr))) + codec;
+    Seconds opt =
+        memory_pass_time(s.cluster.node.device, Bytes(shard * optimizer_bytes_per_param(tr))) + codec;
     if (par.zero_stage >= 1 && par.zero_stage < 3 && dpg > 1) {
-      const Seconds gather = model.dp_collective_time(CollectiveOp::all_gather, Bytes(stage_params * weight_elem));
+      const Seconds gather =
+          model.dp_collective_time(CollectiveOp::all_gather, Bytes(stage_params * weight_elem));
       // With overlap the gather runs under the next step's forward except its first bucket.
-      opt += tr.overlap_grad_reduce ? gather * std::min(1.0, kBucketElements / std::max(1.0, stage_params)) : gather;
+      opt += tr.overlap_grad_reduce ? gather * std::min(1.0, kBucketElements / std::max(1.0, stage_params))
+                                    : gather;
     }
     StepNode n;
     n.kind = NodeKind::optimizer;
