@@ -8,41 +8,62 @@
 
 namespace clustersim {
 
+namespace {
+
+// One resource's node order and how far evaluate_timeline() has run it.
+struct Lane {
+  const int* ids = nullptr;
+  std::size_t size = 0;
+  std::size_t next = 0;
+  Seconds free_at{0};
+};
+
+}  // namespace
+
 std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
   const std::size_t n = g.nodes.size();
   std::vector<NodeTiming> t(n);
-  std::vector<char> done(n, 0);
-  const std::size_t stages = g.order.size();
-  std::vector<std::array<std::size_t, 2>> next(stages, {0, 0});
-  std::vector<std::array<Seconds, 2>> free_at(stages, {Seconds(0), Seconds(0)});
+  // Finished flags as int rather than char: a char store may alias anything, so with char the compiler
+  // reloads every loop bound and pointer after each node.
+  std::vector<int> done(n, 0);
+  std::vector<Lane> lanes;
+  lanes.reserve(2 * g.order.size());
+  for (const auto& stage_order : g.order) {
+    for (const std::vector<int>& ord : stage_order) lanes.push_back({ord.data(), ord.size(), 0, Seconds(0)});
+  }
+  const StepNode* nodes = g.nodes.data();
+  NodeTiming* times = t.data();
+  int* finished = done.data();
   std::size_t remaining = n;
   while (remaining > 0) {
     bool progress = false;
-    for (std::size_t st = 0; st < stages; ++st) {
-      for (std::size_t r = 0; r < 2; ++r) {
-        const auto& ord = g.order[st][r];
-        std::size_t& i = next[st][r];
-        while (i < ord.size()) {
-          const auto id = static_cast<std::size_t>(ord[i]);
-          const StepNode& node = g.nodes[id];
-          Seconds ready(0);
-          if (node.dep >= 0) {
-            const auto d = static_cast<std::size_t>(node.dep);
-            if (!done[d]) break;
-            ready = node.starts_with_dep ? t[d].start : t[d].end + node.dep_delay;
-          }
-          const Seconds start = max(free_at[st][r], ready);
-          Seconds end = start + node.duration;
-          if (node.starts_with_dep && node.dep >= 0) {
-            end = max(end, t[static_cast<std::size_t>(node.dep)].end + node.tail);
-          }
-          t[id] = {start, end};
-          done[id] = 1;
-          free_at[st][r] = end;
-          ++i;
-          --remaining;
-          progress = true;
+    for (Lane& lane : lanes) {
+      std::size_t i = lane.next;
+      Seconds free_at = lane.free_at;
+      while (i < lane.size) {
+        const auto id = static_cast<std::size_t>(lane.ids[i]);
+        const StepNode& node = nodes[id];
+        Seconds ready(0);
+        if (node.dep >= 0) {
+          const auto d = static_cast<std::size_t>(node.dep);
+          if (!finished[d]) break;
+          ready = node.starts_with_dep ? times[d].start : times[d].end + node.dep_delay;
         }
+        const Seconds start = max(free_at, ready);
+        Seconds end = start + node.duration;
+        if (node.starts_with_dep && node.dep >= 0) {
+          end = max(end, times[static_cast<std::size_t>(node.dep)].end + node.tail);
+        }
+        times[id] = {start, end};
+        finished[id] = 1;
+        free_at = end;
+        ++i;
+      }
+      if (i != lane.next) {
+        progress = true;
+        remaining -= i - lane.next;
+        lane.next = i;
+        lane.free_at = free_at;
       }
     }
     CS_ASSERT(progress, "step graph has a dependency cycle (pipeline schedule deadlock)");
@@ -52,7 +73,9 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
 
 namespace {
 
-bool is_pipeline_op(NodeKind k) { return k != NodeKind::dp_sync && k != NodeKind::optimizer; }
+bool is_pipeline_op(NodeKind k) {
+  return k != NodeKind::dp_sync && k != NodeKind::optimizer;
+}
 
 }  // namespace
 
@@ -98,33 +121,37 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   }
   for (int st = 0; st < p; ++st) {
     StageSummary& ss = r.stages[static_cast<std::size_t>(st)];
+    // Sums kept in locals (same order of additions as into `ss`): stores into `ss` could alias the costs
+    // read, which would force a load and a store per field per node.
+    StageSummary sum;
     Seconds prev_end(0);
     for (int id : g.order[static_cast<std::size_t>(st)][0]) {
       const StepNode& node = g.nodes[static_cast<std::size_t>(id)];
       const NodeTiming& nt = timeline[static_cast<std::size_t>(id)];
       if (node.kind == NodeKind::optimizer) {
-        ss.optimizer = node.duration;
-        ss.dp_exposed += max(Seconds(0), nt.start - max(ss.pipeline_end, t_pipe));
-        ss.end = nt.end;
+        sum.optimizer = node.duration;
+        sum.dp_exposed += max(Seconds(0), nt.start - max(sum.pipeline_end, t_pipe));
+        sum.end = nt.end;
         continue;
       }
       const OpCost& c = g.costs[static_cast<std::size_t>(node.cost)];
-      ss.compute += c.compute;
-      ss.recompute += c.recompute;
-      ss.compute_bound += c.compute_bound;
-      ss.tp_exposed += c.tp_comm;
-      ss.cp_exposed += c.cp_comm;
-      ss.dp_exposed += c.dp_comm;
+      sum.compute += c.compute;
+      sum.recompute += c.recompute;
+      sum.compute_bound += c.compute_bound;
+      sum.tp_exposed += c.tp_comm;
+      sum.cp_exposed += c.cp_comm;
+      sum.dp_exposed += c.dp_comm;
       const Seconds gap = nt.start - prev_end;
       if (gap.value() > 0) {
         const Seconds pp_part = min(gap, node.dep_delay);
-        ss.pp_exposed += pp_part;
-        ss.bubble += gap - pp_part;
+        sum.pp_exposed += pp_part;
+        sum.bubble += gap - pp_part;
       }
       prev_end = nt.end;
-      ss.pipeline_end = nt.end;
+      sum.pipeline_end = nt.end;
     }
-    ss.bubble += max(Seconds(0), t_pipe - ss.pipeline_end);
+    sum.bubble += max(Seconds(0), t_pipe - sum.pipeline_end);
+    ss = sum;
     ss.memory = memory_per_device(s.model, memory_inputs(s, g.schedule, st));
   }
 
