@@ -4,26 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "sim/config/provenance.hpp"
+
 namespace clustersim {
 
 namespace {
 
 std::string kind(const nlohmann::json& j) {
   return j.type_name();
-}
-
-std::string escape_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 class Comparer {
@@ -42,7 +30,7 @@ class Comparer {
     }
     if (e.is_object()) {
       for (auto it = e.begin(); it != e.end(); ++it) {
-        const std::string child = at + "/" + escape_token(it.key());
+        const std::string child = config::child_pointer(at, it.key());
         const auto found = a.find(it.key());
         if (found == a.end()) {
           add(child, "missing in the actual report");
@@ -52,7 +40,7 @@ class Comparer {
       }
       if (o_.strict) {
         for (auto it = a.begin(); it != a.end(); ++it) {
-          if (!e.contains(it.key())) add(at + "/" + escape_token(it.key()), "not in the expected report");
+          if (!e.contains(it.key())) add(config::child_pointer(at, it.key()), "not in the expected report");
         }
       }
       return;
