@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <unordered_map>
 
 #include "sim/core/diagnostics.hpp"
+#include "topologies/dot_writer.hpp"
 
 namespace clustersim::flow {
 
@@ -116,6 +118,7 @@ FabricLayout::FabricLayout(std::shared_ptr<const TopologyCollectives> topology)
   nics_ = g.nics_per_node();
   const int nic_users = nics_ > 0 ? std::max(1, per_node_ / nics_) : 0;
   links_.reserve(g.link_count());
+  std::unordered_map<std::string, int> parallel;
   for (LinkId id = 0; id < static_cast<LinkId>(g.link_count()); ++id) {
     const Link& l = g.link(id);
     FabricLink f;
@@ -134,7 +137,9 @@ FabricLayout::FabricLayout(std::shared_ptr<const TopologyCollectives> topology)
       f.users = nic_users;
       f.private_link = nic_users <= 1;
     } else {
-      f.name = fmt::format("{}.{}", to_string(l.kind), id);
+      // As `clustersim topo --dot` names the two ends ("leaf3-spine12"); parallel links get ".2", ".3", ...
+      f.name = dot_name(g, l.a) + "-" + dot_name(g, l.b);
+      if (const int k = ++parallel[f.name]; k > 1) f.name += fmt::format(".{}", k);
       f.users = 0;
       // NVSwitch ports and device-NIC links serve one device; everything else may carry other routes.
       f.private_link = (l.kind == LinkKind::nvswitch_port || l.kind == LinkKind::pcie);

@@ -24,7 +24,8 @@
 // topology-aware collectives cost it), routes are the graph's deterministic ECMP / minimal routes, so
 // rail-optimised and 3-tier fat-trees, tori and dragonflies are simulated link by link. Names: NVSwitch
 // ports "n<node>.nvl<local>", device-NIC PCIe "n<node>.pcie<local>", NIC uplinks "n<node>.nic<k>", other
-// links "<kind>.<link id>" (e.g. "leaf_spine.4711").
+// links by their two ends as `clustersim topo --dot` names them ("leaf3-spine12", "router5-router40",
+// "d17-d21" on a torus), ".2", ".3", ... for parallel links between the same two switches.
 #pragma once
 
 #include <cstdint>
