@@ -21,18 +21,22 @@ struct DeviceSlowdown {
   std::string at;
 };
 
-enum class SlowLinkKind { nvlink, nic, leaf_uplink };
+enum class SlowLinkKind { nvlink, nic, leaf_uplink, named };
 
 /// A link at `factor` × its nominal bandwidth (0 < factor ≤ 1). nvlink: the port of device `index` of
 /// `node` into its node fabric; nic: NIC `index` of `node`; leaf_uplink: the aggregate uplink of leaf
-/// group `leaf` (flow engine leaf groups, `flow.leaf_nodes` nodes each).
+/// group `leaf` (flow engine leaf groups, `flow.leaf_nodes` nodes each); named: any link by the name the
+/// flow engine's contention report gives it (e.g. "leaf3-spine12" on an explicit topology), checked when
+/// the flow engine builds the fabric.
 struct LinkSlowdown {
   SlowLinkKind kind = SlowLinkKind::nic;
+  std::string name;  // named
   int node = 0;
   int index = 0;
   int leaf = 0;
   double factor = 1.0;
   std::string at;
+  std::string file, file_pointer;  // where the entry was written (an experiment file, or "<--set>")
 };
 
 struct StragglerSet {

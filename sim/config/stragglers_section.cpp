@@ -8,9 +8,10 @@
 namespace clustersim::config {
 namespace {
 
-constexpr std::array<EnumName<SlowLinkKind>, 3> kLinkKinds{{{"nvlink", SlowLinkKind::nvlink},
+constexpr std::array<EnumName<SlowLinkKind>, 4> kLinkKinds{{{"nvlink", SlowLinkKind::nvlink},
                                                             {"nic", SlowLinkKind::nic},
-                                                            {"leaf_uplink", SlowLinkKind::leaf_uplink}}};
+                                                            {"leaf_uplink", SlowLinkKind::leaf_uplink},
+                                                            {"link", SlowLinkKind::named}}};
 
 constexpr NumberRange kFactor{.min = 0.0, .max = 1.0, .min_exclusive = true};
 constexpr int kAll = -1;  // node-wide entry before expansion
@@ -36,7 +37,8 @@ void read_device(ObjectReader& e, StragglerSet& out) {
   d.at = e.pointer();
   d.speed = e.require_number("speed", kFactor);
   if (e.has("device")) {
-    if (e.has("node") || e.has("local")) e.error("device", "give either \"device\" or \"node\" (+ \"local\"), not both");
+    if (e.has("node") || e.has("local"))
+      e.error("device", "give either \"device\" or \"node\" (+ \"local\"), not both");
     d.device = e.integer("device", 0, {.min = 0});
     out.devices.push_back(d);
     return;
@@ -54,15 +56,26 @@ void read_device(ObjectReader& e, StragglerSet& out) {
 void read_link(ObjectReader& e, StragglerSet& out) {
   LinkSlowdown l;
   l.at = e.pointer();
+  SourceLocation where = e.context().origin().locate(l.at);
+  l.file = std::move(where.file);
+  l.file_pointer = std::move(where.pointer);
   l.kind = e.require_enum("class", std::span<const EnumName<SlowLinkKind>>(kLinkKinds), SlowLinkKind::nic);
   l.factor = e.require_number("bandwidth_factor", kFactor);
-  if (l.kind == SlowLinkKind::leaf_uplink) {
+  if (l.kind == SlowLinkKind::named) {
+    l.name = e.require_string("name");
+    if (l.name.empty())
+      e.error("name",
+              "a link name, as the flow engine's contention report prints it (e.g. \"leaf3-spine12\")");
+    if (e.has("node") || e.has("index") || e.has("leaf"))
+      e.error("name", "a \"link\" is named by \"name\" only");
+  } else if (l.kind == SlowLinkKind::leaf_uplink) {
     l.leaf = e.require_integer("leaf", {.min = 0});
     if (e.has("node") || e.has("index")) e.error("leaf", "a leaf_uplink is named by \"leaf\" only");
   } else {
     l.node = e.require_integer("node", {.min = 0});
     l.index = e.integer("index", kAll, {.min = 0});
-    if (e.has("leaf")) e.error("leaf", "\"leaf\" names a leaf_uplink; an nvlink or nic is named by \"node\" and \"index\"");
+    if (e.has("leaf"))
+      e.error("leaf", "\"leaf\" names a leaf_uplink; an nvlink or nic is named by \"node\" and \"index\"");
   }
   out.links.push_back(l);
 }
@@ -90,8 +103,9 @@ void expand_devices(Scenario& s, ReadContext& ctx) {
     if (ctx.failed(at)) continue;
     if (d.node < 0) {
       if (d.device >= s.cluster.devices()) {
-        ctx.error(child_pointer(at, "device"), fmt::format("device {} is outside the cluster ({} devices: 0..{})",
-                                                           d.device, s.cluster.devices(), s.cluster.devices() - 1));
+        ctx.error(child_pointer(at, "device"),
+                  fmt::format("device {} is outside the cluster ({} devices: 0..{})", d.device,
+                              s.cluster.devices(), s.cluster.devices() - 1));
       } else {
         add(d.device, d.speed, at);
       }
@@ -99,7 +113,8 @@ void expand_devices(Scenario& s, ReadContext& ctx) {
     }
     const int node = d.node;
     if (node >= nodes) {
-      ctx.error(child_pointer(at, "node"), fmt::format("node {} is outside the cluster ({} nodes)", node, nodes));
+      ctx.error(child_pointer(at, "node"),
+                fmt::format("node {} is outside the cluster ({} nodes)", node, nodes));
       continue;
     }
     if (d.local == kAll) {
@@ -119,6 +134,7 @@ void expand_devices(Scenario& s, ReadContext& ctx) {
 
 bool same_link(const LinkSlowdown& a, const LinkSlowdown& b) {
   if (a.kind != b.kind) return false;
+  if (a.kind == SlowLinkKind::named) return a.name == b.name;
   return a.kind == SlowLinkKind::leaf_uplink ? a.leaf == b.leaf : a.node == b.node && a.index == b.index;
 }
 
@@ -137,25 +153,32 @@ void expand_links(Scenario& s, ReadContext& ctx) {
   };
   for (LinkSlowdown l : s.stragglers.links) {
     if (ctx.failed(l.at)) continue;
+    if (l.kind == SlowLinkKind::named) {  // the flow engine checks the name against its fabric
+      add(l);
+      continue;
+    }
     if (l.kind == SlowLinkKind::leaf_uplink) {
       if (l.leaf >= leaves) {
-        ctx.error(child_pointer(l.at, "leaf"),
-                  fmt::format("leaf {} is outside the fabric ({} nodes in leaf groups of {}: {} leaf group{})", l.leaf,
-                              c.nodes, s.flow.leaf_nodes, leaves, leaves == 1 ? "" : "s"));
+        ctx.error(
+            child_pointer(l.at, "leaf"),
+            fmt::format("leaf {} is outside the fabric ({} nodes in leaf groups of {}: {} leaf group{})",
+                        l.leaf, c.nodes, s.flow.leaf_nodes, leaves, leaves == 1 ? "" : "s"));
       } else {
         add(l);
       }
       continue;
     }
     if (l.node >= c.nodes) {
-      ctx.error(child_pointer(l.at, "node"), fmt::format("node {} is outside the cluster ({} nodes)", l.node, c.nodes));
+      ctx.error(child_pointer(l.at, "node"),
+                fmt::format("node {} is outside the cluster ({} nodes)", l.node, c.nodes));
       continue;
     }
     const bool nic = l.kind == SlowLinkKind::nic;
     const int count = nic ? c.node.nics : c.node.devices_per_node;
     if (l.index >= count) {
-      ctx.error(child_pointer(l.at, "index"), fmt::format("{} index {} is outside the node ({} {})", nic ? "NIC" : "NVLink port",
-                                                          l.index, count, nic ? "NICs" : "devices per node"));
+      ctx.error(child_pointer(l.at, "index"),
+                fmt::format("{} index {} is outside the node ({} {})", nic ? "NIC" : "NVLink port", l.index,
+                            count, nic ? "NICs" : "devices per node"));
       continue;
     }
     if (l.index != kAll) {
@@ -187,8 +210,12 @@ void read_flow(ObjectReader& r, Scenario& s) {
 
 }  // namespace
 
-SectionSpec stragglers_section() { return {"stragglers", false, read_stragglers, finish_stragglers}; }
+SectionSpec stragglers_section() {
+  return {"stragglers", false, read_stragglers, finish_stragglers};
+}
 
-SectionSpec flow_section() { return {"flow", false, read_flow, {}}; }
+SectionSpec flow_section() {
+  return {"flow", false, read_flow, {}};
+}
 
 }  // namespace clustersim::config

@@ -14,7 +14,9 @@ std::vector<Diagnostic> check(const nlohmann::json& doc) {
   return diagnostics_of(dir.write("exp.json", doc));
 }
 
-Scenario build(const nlohmann::json& doc) { return scenario_from_json(doc, bundled_catalog()); }
+Scenario build(const nlohmann::json& doc) {
+  return scenario_from_json(doc, bundled_catalog());
+}
 
 }  // namespace
 
@@ -45,10 +47,24 @@ TEST_CASE("stragglers are read by device index, node + local index, or whole nod
   CHECK(whole.stragglers.devices.back().device == 15);
 }
 
+TEST_CASE("any link can be named as the contention report names it, and the entry keeps its source",
+          "[config][stragglers]") {
+  auto doc = small_experiment();
+  doc["stragglers"] = nlohmann::json::parse(
+      R"({"links": [{"class": "link", "name": "leaf3-spine12", "bandwidth_factor": 0.25}]})");
+  const Scenario s = build(doc);
+  REQUIRE(s.stragglers.links.size() == 1);
+  CHECK(s.stragglers.links[0].kind == SlowLinkKind::named);
+  CHECK(s.stragglers.links[0].name == "leaf3-spine12");
+  CHECK(s.stragglers.links[0].factor == 0.25);
+  CHECK(s.stragglers.links[0].file_pointer == "/stragglers/links/0");
+}
+
 TEST_CASE("the flow section sets the leaf group size and the symmetry reduction", "[config][stragglers]") {
   auto doc = small_experiment();
   doc["flow"] = {{"leaf_nodes", 1}, {"symmetry_reduction", false}};
-  doc["stragglers"] = nlohmann::json::parse(R"({"links": [{"class": "leaf_uplink", "leaf": 1, "bandwidth_factor": 0.5}]})");
+  doc["stragglers"] =
+      nlohmann::json::parse(R"({"links": [{"class": "leaf_uplink", "leaf": 1, "bandwidth_factor": 0.5}]})");
   const Scenario s = build(doc);
   CHECK(s.flow.leaf_nodes == 1);
   CHECK_FALSE(s.flow.symmetry_reduction);
@@ -75,7 +91,8 @@ TEST_CASE("each invalid straggler is reported at its JSON pointer", "[config][st
     CHECK(has_diagnostic(ds, "exp.json", "/stragglers/devices/0/speed", "missing required key"));
   }
   SECTION("device given twice") {
-    st = nlohmann::json::parse(R"({"devices": [{"device": 9, "speed": 0.8}, {"node": 1, "local": 1, "speed": 0.7}]})");
+    st = nlohmann::json::parse(
+        R"({"devices": [{"device": 9, "speed": 0.8}, {"node": 1, "local": 1, "speed": 0.7}]})");
     ds = check(doc);
     CHECK(has_diagnostic(ds, "exp.json", "/stragglers/devices/1", "already listed at /stragglers/devices/0"));
   }
@@ -90,12 +107,14 @@ TEST_CASE("each invalid straggler is reported at its JSON pointer", "[config][st
     CHECK(has_diagnostic(ds, "exp.json", "/stragglers/devices/0/local", "outside the node"));
   }
   SECTION("NIC index outside the node") {
-    st = nlohmann::json::parse(R"({"links": [{"class": "nic", "node": 0, "index": 8, "bandwidth_factor": 0.5}]})");
+    st = nlohmann::json::parse(
+        R"({"links": [{"class": "nic", "node": 0, "index": 8, "bandwidth_factor": 0.5}]})");
     ds = check(doc);
     CHECK(has_diagnostic(ds, "exp.json", "/stragglers/links/0/index", "outside the node (8 NICs)"));
   }
   SECTION("leaf outside the fabric") {
-    st = nlohmann::json::parse(R"({"links": [{"class": "leaf_uplink", "leaf": 1, "bandwidth_factor": 0.5}]})");
+    st =
+        nlohmann::json::parse(R"({"links": [{"class": "leaf_uplink", "leaf": 1, "bandwidth_factor": 0.5}]})");
     ds = check(doc);
     CHECK(has_diagnostic(ds, "exp.json", "/stragglers/links/0/leaf", "1 leaf group"));
   }
@@ -108,6 +127,24 @@ TEST_CASE("each invalid straggler is reported at its JSON pointer", "[config][st
     st = nlohmann::json::parse(R"({"links": [{"class": "nic", "node": 0, "bandwith_factor": 0.5}]})");
     ds = check(doc);
     CHECK(has_diagnostic(ds, "exp.json", "/stragglers/links/0/bandwith_factor", "did you mean"));
+  }
+  SECTION("a named link without its name") {
+    st = nlohmann::json::parse(R"({"links": [{"class": "link", "bandwidth_factor": 0.5}]})");
+    ds = check(doc);
+    CHECK(has_diagnostic(ds, "exp.json", "/stragglers/links/0/name", "missing required key"));
+  }
+  SECTION("a named link with a node") {
+    st = nlohmann::json::parse(
+        R"({"links": [{"class": "link", "name": "leaf0-spine1", "node": 2, "bandwidth_factor": 0.5}]})");
+    ds = check(doc);
+    CHECK(has_diagnostic(ds, "exp.json", "/stragglers/links/0/name", "named by \"name\" only"));
+  }
+  SECTION("the same named link twice") {
+    st = nlohmann::json::parse(
+        R"({"links": [{"class": "link", "name": "leaf0-spine1", "bandwidth_factor": 0.5},
+                                             {"class": "link", "name": "leaf0-spine1", "bandwidth_factor": 0.7}]})");
+    ds = check(doc);
+    CHECK(has_diagnostic(ds, "exp.json", "/stragglers/links/1", "already listed at /stragglers/links/0"));
   }
   SECTION("devices not an array") {
     st = nlohmann::json::parse(R"({"devices": {"device": 1, "speed": 0.5}})");

@@ -11,7 +11,9 @@ using namespace clustersim;
 
 namespace {
 
-double rel_diff(Seconds a, Seconds b) { return std::abs(a.value() - b.value()) / b.value(); }
+double rel_diff(Seconds a, Seconds b) {
+  return std::abs(a.value() - b.value()) / b.value();
+}
 
 double busiest(const flow::FlowRun& r, flow::LinkClass cls) {
   double u = 0;
@@ -23,8 +25,9 @@ double busiest(const flow::FlowRun& r, flow::LinkClass cls) {
 
 }  // namespace
 
-TEST_CASE("on a non-blocking fat-tree the flow engine matches the analytic engine within 3 % (Narayanan-like)",
-          "[flow]") {
+TEST_CASE(
+    "on a non-blocking fat-tree the flow engine matches the analytic engine within 3 % (Narayanan-like)",
+    "[flow]") {
   const Scenario s = flowtest::narayanan_like(8);
   const StepResult a = run_analytic(s);
   const flow::FlowRun f = flow::run_flow(s);
@@ -34,8 +37,9 @@ TEST_CASE("on a non-blocking fat-tree the flow engine matches the analytic engin
   CHECK(f.steps[0].timeline.size() == a.timeline.size());
 }
 
-TEST_CASE("on a non-blocking fat-tree the flow engine matches the analytic engine within 3 % (Korthikanti-like)",
-          "[flow]") {
+TEST_CASE(
+    "on a non-blocking fat-tree the flow engine matches the analytic engine within 3 % (Korthikanti-like)",
+    "[flow]") {
   const Scenario s = flowtest::korthikanti_like(8);
   const StepResult a = run_analytic(s);
   const flow::FlowRun f = flow::run_flow(s);
@@ -73,8 +77,8 @@ TEST_CASE("the symmetry reduction matches a full unreduced simulation within 0.5
     s.training.overlap_grad_reduce = over > 1.0;
     const flow::FlowRun r = flow::run_flow(s, reduced);
     const flow::FlowRun u = flow::run_flow(s, full);
-    INFO("oversubscription " << over << ": reduced " << r.steps[0].step_time.value() << " s ("
-                             << r.flows << " flows), full " << u.steps[0].step_time.value() << " s (" << u.flows
+    INFO("oversubscription " << over << ": reduced " << r.steps[0].step_time.value() << " s (" << r.flows
+                             << " flows), full " << u.steps[0].step_time.value() << " s (" << u.flows
                              << " flows)");
     CHECK(rel_diff(r.steps[0].step_time, u.steps[0].step_time) < 0.005);
     CHECK(r.flows <= u.flows);
@@ -109,9 +113,9 @@ TEST_CASE("a device at 80 % speed slows the whole step through the synchronous d
   const double t0 = base.steps[0].step_time.value(), t1 = slow.steps[0].step_time.value();
   const auto& n0 = base.steps[0].timeline[0];
   const auto& n1 = slow.steps[0].timeline[0];
-  INFO("nominal " << t0 << " s, with a device at 80 % " << t1 << " s; first op " << (n0.end - n0.start).value()
-                  << " vs " << (n1.end - n1.start).value() << " s; stage 0 compute "
-                  << base.steps[0].stages[0].compute.value());
+  INFO("nominal " << t0 << " s, with a device at 80 % " << t1 << " s; first op "
+                  << (n0.end - n0.start).value() << " vs " << (n1.end - n1.start).value()
+                  << " s; stage 0 compute " << base.steps[0].stages[0].compute.value());
   CHECK(t1 > t0 * 1.05);
   CHECK(t1 < t0 / 0.8 * 1.01);
 }
@@ -121,10 +125,10 @@ TEST_CASE("a NIC at half bandwidth slows a step whose gradient sync is exposed",
   s.training.overlap_grad_reduce = false;
   const flow::FlowRun base = flow::run_flow(s);
   flow::FlowOptions o;
-  o.slow_links = {{"n0.nic0", 0.5}};
+  o.slow_links = {{"n0.nic0", 0.5, "", ""}};
   const flow::FlowRun slow = flow::run_flow(s, o);
   CHECK(slow.steps[0].step_time > base.steps[0].step_time);
   flow::FlowOptions bad;
-  bad.slow_links = {{"n0.nic99", 0.5}};
+  bad.slow_links = {{"n0.nic99", 0.5, "", ""}};
   CHECK_THROWS_AS(flow::run_flow(s, bad), ConfigError);
 }

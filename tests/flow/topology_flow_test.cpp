@@ -11,6 +11,7 @@
 
 #include "sim/config/derived_topology.hpp"
 #include "sim/config/experiment_loader.hpp"
+#include "sim/core/diagnostics.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/flow_engine.hpp"
 #include "tests/flow/flow_fixtures.hpp"
@@ -150,5 +151,40 @@ TEST_CASE("a TPU v4 torus cube and the catalog dragonfly run on the flow engine 
     CHECK(f.flows > 0);
     CHECK(f.steps[0].step_time.value() >= a.step_time.value() * 0.99);
     CHECK(rel_diff(f.steps[0].step_time, a.step_time) < 0.03);
+  }
+}
+
+TEST_CASE(
+    "a named spine link at a quarter of its bandwidth slows an exposed gradient sync; an unknown name is "
+    "refused",
+    "[flow][topology][straggler]") {
+  Scenario s = small_fat_tree(flowtest::narayanan_like(8), 1.0);
+  s.training.overlap_grad_reduce = false;
+  const flow::FlowRun base = flow::run_flow(s);
+  std::string busiest_spine_link;
+  for (const flow::LinkUse& l : base.busiest) {
+    if (l.cls == flow::LinkClass::leaf_spine && busiest_spine_link.empty()) {
+      busiest_spine_link = l.link.substr(0, l.link.rfind('/'));  // the report adds the direction
+    }
+  }
+  REQUIRE_FALSE(busiest_spine_link.empty());
+  flow::FlowOptions slow;
+  slow.slow_links.push_back({busiest_spine_link, 0.25, "exp.json", "/stragglers/links/0"});
+  const flow::FlowRun degraded = flow::run_flow(s, slow);
+  INFO(busiest_spine_link << ": " << base.steps[0].step_time.value() << " s -> "
+                          << degraded.steps[0].step_time.value() << " s");
+  CHECK(degraded.steps[0].step_time.value() > base.steps[0].step_time.value() * 1.01);
+  CHECK(degraded.steps[0].comm_exposed.dp > base.steps[0].comm_exposed.dp);
+
+  flow::FlowOptions unknown;
+  unknown.slow_links.push_back({"leaf0.up", 0.5, "exp.json", "/stragglers/links/0"});
+  try {
+    (void)flow::run_flow(s, unknown);
+    FAIL("an unknown link name must be refused");
+  } catch (const ConfigError& e) {
+    REQUIRE(e.diagnostics().size() == 1);
+    CHECK(e.diagnostics()[0].file == "exp.json");
+    CHECK(e.diagnostics()[0].pointer == "/stragglers/links/0");
+    CHECK_THAT(e.diagnostics()[0].message, Catch::Contains("no link named \"leaf0.up\""));
   }
 }

@@ -54,7 +54,12 @@ FabricLayout make_layout(const ClusterSpec& cluster, const FlowOptions& options)
   FabricLayout layout = topo ? FabricLayout(std::move(topo)) : FabricLayout(cluster, options.leaf_nodes);
   for (const LinkStraggler& l : options.slow_links) {
     if (!layout.scale_link(l.link, l.factor)) {
-      throw ConfigError("", "/flow/slow_links", "no link named \"" + l.link + "\" in this cluster");
+      throw ConfigError(
+          l.file, l.pointer.empty() ? "/flow/slow_links" : l.pointer,
+          fmt::format("no link named \"{}\" in this cluster's {} fabric (names as in the contention "
+                      "report, e.g. \"{}\" or \"{}\")",
+                      l.link, layout.topology() != nullptr ? "topology" : "two-level",
+                      layout.links().front().name, layout.links().back().name));
     }
   }
   return layout;

@@ -26,6 +26,7 @@ struct DeviceStraggler {
 struct LinkStraggler {
   std::string link;
   double factor = 1.0;
+  std::string file, pointer;  // where the experiment gave it, for the "no such link" error
 };
 
 struct FlowOptions {
