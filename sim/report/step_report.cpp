@@ -1,5 +1,7 @@
 #include "sim/report/step_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/transformer_cost.hpp"
@@ -23,11 +25,19 @@ nlohmann::json memory_json(const MemoryBreakdown& m, Bytes capacity, bool fits, 
 }
 
 nlohmann::json comm_json(const CommExposed& c) {
-  return {{"tp", c.tp.value()}, {"pp", c.pp.value()}, {"dp", c.dp.value()}, {"cp", c.cp.value()}, {"ep", c.ep.value()}};
+  return {{"tp", c.tp.value()},
+          {"pp", c.pp.value()},
+          {"dp", c.dp.value()},
+          {"cp", c.cp.value()},
+          {"ep", c.ep.value()}};
 }
 
-std::string gib(Bytes b) { return fmt::format("{:.2f} GiB", b.value() / 1073741824.0); }
-std::string secs(Seconds s) { return format_quantity(s.value(), Dimension::time); }
+std::string gib(Bytes b) {
+  return fmt::format("{:.2f} GiB", b.value() / 1073741824.0);
+}
+std::string secs(Seconds s) {
+  return format_quantity(s.value(), Dimension::time);
+}
 
 // How the engine costed communication: "flow" (SimGrid replay), "topology" when the analytic engine
 // costs DP sync and PP sends on the cluster's explicit TopologyGraph
@@ -36,6 +46,12 @@ std::string collective_model(const Scenario& s, const StepResult& r) {
   if (r.engine != "analytic") return r.engine;
   const auto& t = s.cluster.comm.topology;
   return t && t->network != NetworkKind::none ? "topology" : "two-level";
+}
+
+double slowest_speed(const StragglerSet& st) {
+  double slowest = 1.0;
+  for (const DeviceSlowdown& d : st.devices) slowest = std::min(slowest, d.speed);
+  return slowest;
 }
 
 }  // namespace
@@ -74,6 +90,13 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
                       {"memory_total_bytes", st.memory.total().value()}});
   }
   j["stages"] = std::move(stages);
+  if (!s.stragglers.empty()) {
+    // Link stragglers only act through contention, which the analytic engine does not model.
+    j["stragglers"] = {{"devices", s.stragglers.devices.size()},
+                       {"slowest_device_speed", slowest_speed(s.stragglers)},
+                       {"links", s.stragglers.links.size()},
+                       {"links_modelled", r.engine == "flow"}};
+  }
   if (include_inputs) j["experiment"] = config::scenario_to_json(s);
   return j;
 }
@@ -87,24 +110,38 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   };
   out += fmt::format("clustersim — {} ({} engine)\n", s.name.empty() ? "experiment" : s.name, r.engine);
   out += "inputs\n";
-  line("model", fmt::format("{} ({} layers, hidden {}, {} heads, {:.1f} B parameters)", s.model.name,
-                            s.model.layers, s.model.hidden, s.model.heads,
-                            parameter_count(s.model).total(s.model.layers) / 1e9));
+  line("model",
+       fmt::format("{} ({} layers, hidden {}, {} heads, {:.1f} B parameters)", s.model.name, s.model.layers,
+                   s.model.hidden, s.model.heads, parameter_count(s.model).total(s.model.layers) / 1e9));
   line("cluster", fmt::format("{}: {} nodes x {} {} = {} devices", s.cluster.name, s.cluster.nodes,
                               s.cluster.node.devices_per_node, s.cluster.node.device.name, r.devices));
-  line("parallelism", fmt::format("TP {} PP {} DP {} CP {} VP {}{}, ZeRO {}, schedule {}", p.tp, p.pp, p.dp,
-                                  p.cp, p.vp, p.sequence_parallel ? " +SP" : "", p.zero_stage,
-                                  to_string(p.schedule)));
-  const char* rc = t.recompute == Recompute::none ? "none" : (t.recompute == Recompute::selective ? "selective" : "full");
+  line("parallelism",
+       fmt::format("TP {} PP {} DP {} CP {} VP {}{}, ZeRO {}, schedule {}", p.tp, p.pp, p.dp, p.cp, p.vp,
+                   p.sequence_parallel ? " +SP" : "", p.zero_stage, to_string(p.schedule)));
+  const char* rc =
+      t.recompute == Recompute::none ? "none" : (t.recompute == Recompute::selective ? "selective" : "full");
   line("batch", fmt::format("micro {} x {} micro-batches, global {} sequences of {} tokens", t.micro_batch,
                             r.microbatches, t.global_batch, t.seq_len));
   line("training", fmt::format("{} compute, recompute {}, flash attention {}", to_string(t.precision), rc,
                                t.flash_attention ? "on" : "off"));
+  if (!s.stragglers.empty()) {
+    const std::size_t nd = s.stragglers.devices.size(), nl = s.stragglers.links.size();
+    std::string text = fmt::format("{} device{}", nd, nd == 1 ? "" : "s");
+    if (nd > 0) text += fmt::format(" (slowest at {:.2f} x speed)", slowest_speed(s.stragglers));
+    text += fmt::format(", {} link{}", nl, nl == 1 ? "" : "s");
+    if (nl > 0) {
+      text += r.engine == "flow"
+                  ? " at reduced bandwidth"
+                  : " (ignored by the analytic engine, which has no contention: use --engine flow)";
+    }
+    line("stragglers", text);
+  }
   out += "step\n";
   line("step time", secs(r.step_time));
   line("throughput", fmt::format("{:.0f} tokens/s", r.tokens_per_s));
   line("model TFLOP/s per device", fmt::format("{:.1f} TFLOP/s", r.tflops_per_device));
-  line("hardware TFLOP/s per device", fmt::format("{:.1f} TFLOP/s (incl. recomputation)", r.hw_tflops_per_device));
+  line("hardware TFLOP/s per device",
+       fmt::format("{:.1f} TFLOP/s (incl. recomputation)", r.hw_tflops_per_device));
   line("MFU", fmt::format("{:.1f} %", 100.0 * r.mfu));
   line("HFU", fmt::format("{:.1f} %", 100.0 * r.hfu));
   line("pipeline bubble", fmt::format("{:.1f} % of step time (textbook (p-1)/(v*m+p-1): {:.1f} %)",
