@@ -8,22 +8,10 @@
 #include "tests/flow/flow_fixtures.hpp"
 
 using namespace clustersim;
+using flowtest::busiest;
+using flowtest::rel_diff;
 
-namespace {
-
-double rel_diff(Seconds a, Seconds b) {
-  return std::abs(a.value() - b.value()) / b.value();
-}
-
-double busiest(const flow::FlowRun& r, flow::LinkClass cls) {
-  double u = 0;
-  for (const flow::LinkUse& l : r.busiest) {
-    if (l.cls == cls) u = std::max(u, l.utilisation);
-  }
-  return u;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE(
     "on a non-blocking fat-tree the flow engine matches the analytic engine within 3 % (Narayanan-like)",

@@ -2,10 +2,13 @@
 // unit tests fast; the full-size runs are in tools/bench_flow.sh).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "sim/config/catalog_entries.hpp"
 #include "sim/config/scenario.hpp"
+#include "sim/engine/flow/flow_engine.hpp"
 
 namespace clustersim::flowtest {
 
@@ -66,6 +69,20 @@ inline Scenario korthikanti_like(int nodes, double oversubscription = 1.0) {
   s.parallelism.sequence_parallel = true;
   s.training.recompute = Recompute::selective;
   return s;
+}
+
+/// |a − b| / b.
+inline double rel_diff(Seconds a, Seconds b) {
+  return std::abs(a.value() - b.value()) / b.value();
+}
+
+/// The highest utilisation among the busiest links of class `cls` in a flow run's report.
+inline double busiest(const flow::FlowRun& r, flow::LinkClass cls) {
+  double u = 0;
+  for (const flow::LinkUse& l : r.busiest) {
+    if (l.cls == cls) u = std::max(u, l.utilisation);
+  }
+  return u;
 }
 
 }  // namespace clustersim::flowtest

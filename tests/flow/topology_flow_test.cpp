@@ -17,20 +17,10 @@
 #include "tests/flow/flow_fixtures.hpp"
 
 using namespace clustersim;
+using flowtest::busiest;
+using flowtest::rel_diff;
 
 namespace {
-
-double rel_diff(Seconds a, Seconds b) {
-  return std::abs(a.value() - b.value()) / b.value();
-}
-
-double busiest(const flow::FlowRun& r, flow::LinkClass cls) {
-  double u = 0;
-  for (const flow::LinkUse& l : r.busiest) {
-    if (l.cls == cls) u = std::max(u, l.utilisation);
-  }
-  return u;
-}
 
 // The cluster's derived fat-tree, spelled out (so both engines use the TopologyGraph).
 Scenario explicit_fabric(Scenario s) {
