@@ -11,8 +11,6 @@ using namespace clustersim;
 using flowtest::busiest;
 using flowtest::rel_diff;
 
-namespace {}  // namespace
-
 TEST_CASE(
     "on a non-blocking fat-tree the flow engine matches the analytic engine within 3 % (Narayanan-like)",
     "[flow]") {
