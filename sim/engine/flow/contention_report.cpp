@@ -63,7 +63,9 @@ nlohmann::json contention_json(const FlowRun& run, const StepResult& analytic, s
       {"fabric", run.fabric},
       {"fidelity", fidelity_name(run.options.fidelity)},
       {"symmetry_reduction", run.options.symmetry_reduction},
-      {"leaf_nodes", run.options.leaf_nodes},
+      // Leaf groups belong to the two-level fabric; a TopologyGraph has its own leaves.
+      {"leaf_nodes", run.fabric.rfind("topology", 0) == 0 ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(run.options.leaf_nodes)},
       {"flows", run.flows},
       {"simulated_time_s", run.simulated_time},
       {"analytic_step_time_s", analytic.step_time.value()},
