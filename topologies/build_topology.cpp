@@ -1,6 +1,9 @@
 #include "topologies/build_topology.hpp"
 
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "topologies/dragonfly.hpp"
 #include "topologies/fat_tree.hpp"
@@ -27,7 +30,11 @@ std::string describe(const ClusterTopologySpec& s) {
       break;
     case NetworkKind::torus:
       text += ", " + s.torus.dims_text() + (s.torus.wrap ? " torus" : " mesh");
-      if (s.torus.cube > 0) text += " of " + std::to_string(s.torus.cube) + "-chip cubes";
+      if (s.torus.cube > 0) {
+        // `cube` is the edge of the electrical blocks (TPU v4: 4 x 4 x 4 chips joined by optical links).
+        text +=
+            fmt::format(" of {} cubes", fmt::join(std::vector<int>(s.torus.dims.size(), s.torus.cube), "x"));
+      }
       break;
     case NetworkKind::dragonfly:
       text += ", dragonfly " + std::to_string(s.dragonfly.groups) + " groups x " +
