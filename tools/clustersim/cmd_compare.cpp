@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "fraction_option.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/report/report_compare.hpp"
@@ -15,20 +16,6 @@
 namespace clustersim::cli {
 
 namespace {
-
-double parse_tolerance(const std::string& text, const char* option) {
-  try {
-    std::size_t used = 0;
-    const bool percent = !text.empty() && text.back() == '%';
-    const std::string number = percent ? text.substr(0, text.size() - 1) : text;
-    const double v = std::stod(number, &used);
-    if (used != number.size() || v < 0) throw std::invalid_argument(text);
-    return percent ? v / 100.0 : v;
-  } catch (const std::exception&) {
-    throw ConfigError("<command line>", option,
-                      fmt::format("'{}' is not a tolerance like 1e-6 or 0.5%", text));
-  }
-}
 
 nlohmann::json read_report(const std::string& path) {
   if (path == "-") {
@@ -58,8 +45,8 @@ Command add_compare_command(CLI::App& app, const GlobalOptions& /*global*/) {
   app.add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json"}));
   return [opt]() {
     CompareOptions o;
-    o.rtol = parse_tolerance(opt->rtol, "--rtol");
-    o.atol = parse_tolerance(opt->atol, "--atol");
+    o.rtol = parse_fraction_option(opt->rtol, "--rtol", "1e-6 or 0.5%");
+    o.atol = parse_fraction_option(opt->atol, "--atol", "0 or 1e-12");
     o.strict = opt->strict;
     const nlohmann::json expected = read_report(opt->expected);
     const nlohmann::json actual = read_report(opt->actual);

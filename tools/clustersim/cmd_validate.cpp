@@ -3,19 +3,13 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "fraction_option.hpp"
 #include "paths.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/report/validation.hpp"
 
 namespace clustersim::cli {
-
-namespace {
-double parse_fraction(const std::string& text) {
-  if (!text.empty() && text.back() == '%') return std::stod(text.substr(0, text.size() - 1)) / 100.0;
-  return std::stod(text);
-}
-}  // namespace
 
 Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
   struct Options {
@@ -24,25 +18,22 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
     std::string max_error;
   };
   auto opt = std::make_shared<Options>();
-  app.add_option("file", opt->file, "runs in the format of shared/reference/published_runs.json (default: that file)");
+  app.add_option("file", opt->file,
+                 "runs in the format of shared/reference/published_runs.json (default: that file)");
   app.add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--max-error", opt->max_error, "exit 3 if any |relative error| exceeds this (e.g. 5%)");
   return [opt, &global]() {
     std::filesystem::path file = opt->file;
     if (file.empty()) {
       const auto found = default_reference_file();
-      if (!found) throw ConfigError("", "", "no published_runs.json found: pass FILE or set CLUSTERSIM_REFERENCE");
+      if (!found)
+        throw ConfigError("", "", "no published_runs.json found: pass FILE or set CLUSTERSIM_REFERENCE");
       file = *found;
     }
-    double limit = -1;
-    if (!opt->max_error.empty()) {
-      try {
-        limit = parse_fraction(opt->max_error);
-      } catch (const std::exception&) {
-        throw ConfigError("<command line>", "--max-error", fmt::format("'{}' is not a percentage like 5%", opt->max_error));
-      }
-    }
-    const ValidationResult r = run_validation(config::read_reference_runs(file), {catalog_roots(global.config_dirs)});
+    const double limit =
+        opt->max_error.empty() ? -1 : parse_fraction_option(opt->max_error, "--max-error", "5%");
+    const ValidationResult r =
+        run_validation(config::read_reference_runs(file), {catalog_roots(global.config_dirs)});
     if (opt->format == "json") {
       std::fputs((validation_json(r).dump(2) + "\n").c_str(), stdout);
     } else {
@@ -50,7 +41,8 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
       std::fputs(validation_text(r).c_str(), stdout);
     }
     if (limit >= 0 && r.max_abs_error() > limit) {
-      std::fprintf(stderr, "validation failed: max |relative error| %.1f%% exceeds %.1f%%\n", 100 * r.max_abs_error(), 100 * limit);
+      std::fprintf(stderr, "validation failed: max |relative error| %.1f%% exceeds %.1f%%\n",
+                   100 * r.max_abs_error(), 100 * limit);
       return 3;
     }
     return 0;

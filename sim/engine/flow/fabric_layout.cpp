@@ -50,15 +50,16 @@ FabricLayout::FabricLayout(const ClusterSpec& cluster, int leaf_nodes)
   const BytesPerSecond nvl = n.intra.bandwidth * n.intra.efficiency;
   for (int d = 0; d < devices_; ++d) {
     links_.push_back({fmt::format("n{}.nvl{}", d / per_node_, d % per_node_), LinkClass::nvlink, nvl,
-                      n.intra.latency * 0.5, 1});
+                      n.intra.latency * 0.5});
   }
   nic_base_ = static_cast<int>(links_.size());
   const BytesPerSecond nic_bw = n.nic.bandwidth * n.nic.efficiency;
-  const int users = nics_ > 0 ? std::max(1, per_node_ / nics_) : 0;
+  const bool nic_private = nics_ >= per_node_;  // one device per NIC
   for (int node = 0; node < nodes_ && nics_ > 0; ++node) {
     for (int k = 0; k < nics_; ++k) {
-      links_.push_back(
-          {fmt::format("n{}.nic{}", node, k), LinkClass::nic, nic_bw, n.nic.latency * 0.5, users});
+      FabricLink l{fmt::format("n{}.nic{}", node, k), LinkClass::nic, nic_bw, n.nic.latency * 0.5};
+      l.private_link = nic_private;
+      links_.push_back(std::move(l));
     }
   }
   uplink_base_ = static_cast<int>(links_.size());
@@ -66,8 +67,9 @@ FabricLayout::FabricLayout(const ClusterSpec& cluster, int leaf_nodes)
     const int nodes_below = std::min(leaf_nodes_, nodes_ - leaf * leaf_nodes_);
     const BytesPerSecond up =
         nic_bw * (static_cast<double>(nodes_below) * nics_ / cluster.network.oversubscription);
-    links_.push_back(
-        {fmt::format("leaf{}.up", leaf), LinkClass::leaf_uplink, up, Seconds(0), nodes_below * per_node_});
+    FabricLink l{fmt::format("leaf{}.up", leaf), LinkClass::leaf_uplink, up, Seconds(0)};
+    l.private_link = false;
+    links_.push_back(std::move(l));
   }
 }
 
@@ -116,7 +118,6 @@ FabricLayout::FabricLayout(std::shared_ptr<const TopologyCollectives> topology)
   per_node_ = g.devices_per_node();
   nodes_ = g.node_count();
   nics_ = g.nics_per_node();
-  const int nic_users = nics_ > 0 ? std::max(1, per_node_ / nics_) : 0;
   links_.reserve(g.link_count());
   std::unordered_map<std::string, int> parallel;
   for (LinkId id = 0; id < static_cast<LinkId>(g.link_count()); ++id) {
@@ -134,13 +135,11 @@ FabricLayout::FabricLayout(std::shared_ptr<const TopologyCollectives> topology)
       f.name = fmt::format("n{}.pcie{}", dev->node, dev->index % per_node_);
     } else if (l.kind == LinkKind::nic_uplink && nic != nullptr) {
       f.name = fmt::format("n{}.nic{}", nic->node, nic->index % std::max(1, nics_));
-      f.users = nic_users;
-      f.private_link = nic_users <= 1;
+      f.private_link = nics_ >= per_node_;  // one device per NIC
     } else {
       // As `clustersim topo --dot` names the two ends ("leaf3-spine12"); parallel links get ".2", ".3", ...
       f.name = dot_name(g, l.a) + "-" + dot_name(g, l.b);
       if (const int k = ++parallel[f.name]; k > 1) f.name += fmt::format(".{}", k);
-      f.users = 0;
       // NVSwitch ports and device-NIC links serve one device; everything else may carry other routes.
       f.private_link = (l.kind == LinkKind::nvswitch_port || l.kind == LinkKind::pcie);
     }
@@ -162,39 +161,28 @@ FabricRoute FabricLayout::route(int src, int dst) const {
   CS_ASSERT(src != dst && src >= 0 && dst >= 0 && src < devices_ && dst < devices_,
             "route between two devices");
   FabricRoute r;
+  r.intra_node = node_of(src) == node_of(dst);
   if (topology_) {
-    const TopologyGraph& g = topology_->model().graph();
     Route steps;
-    g.route_into(src, dst, steps);
-    r.intra_node = node_of(src) == node_of(dst);
+    topology_->model().graph().route_into(src, dst, steps);
     r.links.reserve(steps.size());
-    for (const RouteStep& st : steps) {
-      r.links.push_back(2 * st.link + (st.forward ? 0 : 1));
-      const FabricLink& l = links_[static_cast<std::size_t>(st.link)];
-      if (!l.private_link || l.straggler) r.shared = true;
-    }
-    return r;
-  }
-  if (node_of(src) == node_of(dst)) {
-    r.intra_node = true;
+    for (const RouteStep& st : steps) r.links.push_back(2 * st.link + (st.forward ? 0 : 1));
+  } else if (r.intra_node) {
     r.links = {2 * nvlink_of(src), 2 * nvlink_of(dst) + 1};
-    r.shared = links_[static_cast<std::size_t>(nvlink_of(src))].straggler ||
-               links_[static_cast<std::size_t>(nvlink_of(dst))].straggler;
-    return r;
+  } else {
+    r.links.push_back(2 * nic_of(src));
+    const int ls = leaf_of_node(node_of(src)), ld = leaf_of_node(node_of(dst));
+    if (ls != ld) {
+      r.links.push_back(2 * uplink_of_leaf(ls));
+      r.links.push_back(2 * uplink_of_leaf(ld) + 1);
+    }
+    r.links.push_back(2 * nic_of(dst) + 1);
   }
-  const int nic_s = nic_of(src), nic_d = nic_of(dst);
-  r.links.push_back(2 * nic_s);
-  const int ls = leaf_of_node(node_of(src)), ld = leaf_of_node(node_of(dst));
-  if (ls != ld) {
-    r.links.push_back(2 * uplink_of_leaf(ls));
-    r.links.push_back(2 * uplink_of_leaf(ld) + 1);
-    r.shared = true;
-  }
-  r.links.push_back(2 * nic_d + 1);
-  const FabricLink& ns = links_[static_cast<std::size_t>(nic_s)];
-  const FabricLink& nd = links_[static_cast<std::size_t>(nic_d)];
-  if (ns.users > 1 || nd.users > 1 || ns.straggler || nd.straggler) {
-    r.shared = true;
+  // Shared: another device's traffic can meet this route (a shared link, or a straggler link, whose
+  // flows the symmetry reduction keeps for every replica).
+  for (DirectedLink dl : r.links) {
+    const FabricLink& l = links_[static_cast<std::size_t>(dl / 2)];
+    if (!l.private_link || l.straggler) r.shared = true;
   }
   return r;
 }

@@ -60,10 +60,9 @@ struct FabricLink {
   LinkClass cls = LinkClass::nic;
   BytesPerSecond bandwidth{0};  // per direction, after efficiency and straggler factor
   Seconds latency{0};           // per traversal
-  int users = 1;                // devices whose routes start or end on it
   bool straggler = false;       // scaled by scale_link(): routes through it count as shared
   bool half_duplex = false;     // both directions share `bandwidth` (topology mode only)
-  bool private_link = true;     // carries only its own devices' traffic (else every route over it is shared)
+  bool private_link = true;     // carries only one device's traffic (else routes over it are shared)
 };
 
 /// A directed link: 2·link index + (0 up, 1 down).
