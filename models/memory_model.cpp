@@ -10,7 +10,7 @@ double activation_element_bytes(Precision p) {
 }
 }  // namespace
 
-Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Recompute r) {
+Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Recompute r, LayerKind kind) {
   const double e = activation_element_bytes(s.precision);
   const double t = s.tp;
   const double tokens = static_cast<double>(s.micro_batch) * s.seq_len / s.cp;
@@ -18,10 +18,30 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   const double sp_div = s.sequence_parallel ? t : 1.0;
   if (r == Recompute::full) return Bytes(tokens * e * h / sp_div);
 
-  const double kv = std::max(1.0, static_cast<double>(m.kv_heads) / t) * m.head_dim() * t;  // unsharded width
-  const double w_in = m.mlp == MlpKind::swiglu ? 2.0 * m.ffn_hidden : m.ffn_hidden;
-  const double replicated = (4.0 * e + 2.0) * h / sp_div;
-  const double sharded = e * (2.0 * h + 2.0 * kv + w_in + m.ffn_hidden) / t;
+  // Unsharded widths: Q and the attention output, K and V (GQA groups replicate when t > kv_heads).
+  const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / t) * t;
+  const double q = static_cast<double>(m.heads) * m.head_dim();
+  const double o = static_cast<double>(m.heads) * m.v_head_dim();
+  const double k = kv_heads * m.head_dim(), v = kv_heads * m.v_head_dim();
+  double replicated = (4.0 * e + 2.0) * h / sp_div;
+  // MLA: the down-projected query and key/value latents (replicated on every TP rank).
+  if (m.mla.enabled()) replicated += e * (m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+  double sharded = e * (q + o + k + v) / t;
+  const bool swiglu = m.mlp == MlpKind::swiglu;
+  if (kind == LayerKind::moe && m.moe.enabled()) {
+    const MoeSpec& x = m.moe;
+    const double f = x.ffn_hidden, w_in = swiglu ? 2.0 * f : f;
+    const double load = std::max(1.0, s.moe_load);
+    // Per token of the layer: T/t tokens routed by this rank, top_k copies, gathered over etp.
+    sharded += e * x.top_k * load * (s.etp * h + w_in + f) / t + (4.0 + 8.0) * x.top_k / t;
+    if (x.shared_experts > 0) {
+      const double fs = static_cast<double>(x.shared_experts) * x.shared_ffn_hidden;
+      sharded += e * ((swiglu ? 2.0 * fs : fs) + fs) / t;
+    }
+  } else {
+    const double w_in = swiglu ? 2.0 * m.ffn_hidden : m.ffn_hidden;
+    sharded += e * (w_in + m.ffn_hidden) / t;
+  }
   double scores = 0.0;
   if (s.flash_attention) {
     scores = 4.0 * m.heads / t;  // fp32 log-sum-exp per head per token
@@ -31,34 +51,51 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   return Bytes(tokens * (replicated + sharded + scores));
 }
 
+double stage_expert_parameters(const TransformerSpec& m, const MemoryInputs& in) {
+  const ParameterCount pc = parameter_count(m);
+  return pc.moe_layer_experts * in.moe_layers_on_stage / (std::max(1, in.ep) * std::max(1, in.etp));
+}
+
 double stage_parameters(const TransformerSpec& m, const MemoryInputs& in) {
   const ParameterCount pc = parameter_count(m);
-  double p = pc.per_layer * in.layers_on_stage;
+  const int moe = in.moe_layers_on_stage;
+  double p = pc.per_layer * (in.layers_on_stage - moe) + pc.moe_layer_shared * moe;
   if (in.first_stage) p += pc.embedding;
   if (in.last_stage) {
     p += pc.head;
     // A tied LM head on a separate last stage keeps its own copy of the embedding (Megatron).
     if (m.tied_embeddings && in.pp > 1) p += static_cast<double>(m.vocab) * m.hidden;
   }
-  return p / in.shape.tp;
+  return p / in.shape.tp + stage_expert_parameters(m, in);
 }
 
 MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& in) {
   const double params = stage_parameters(m, in);
+  const double experts = stage_expert_parameters(m, in);
+  const double dense = params - experts;
   const double dp = std::max(1, in.dp);
+  const double edp = std::max(1, in.expert_dp);
+  // Bytes per rank of `per_param` bytes per parameter, ZeRO-sharded from `stage` on.
+  const auto sharded = [&](double per_param, int stage) {
+    return Bytes(per_param * (in.zero_stage >= stage ? dense / dp + experts / edp : dense + experts));
+  };
   const double weight_elem = std::max(2.0, bytes_per_element(in.shape.precision));
   const bool mixed = in.shape.precision != Precision::fp32 && in.shape.precision != Precision::tf32;
   const double master = (mixed && in.master_weights_fp32) ? 4.0 : 0.0;
   const double states = in.optimizer == Optimizer::adam ? 8.0 : 4.0;
 
   MemoryBreakdown mb;
-  mb.weights = Bytes(params * weight_elem / (in.zero_stage >= 3 ? dp : 1.0));
-  mb.gradients = Bytes(params * bytes_per_element(in.gradient_precision) / (in.zero_stage >= 2 ? dp : 1.0));
-  mb.optimizer = Bytes(params * (master + states) / (in.zero_stage >= 1 ? dp : 1.0));
+  mb.weights = sharded(weight_elem, 3);
+  mb.gradients = sharded(bytes_per_element(in.gradient_precision), 2);
+  mb.optimizer = sharded(master + states, 1);
 
-  const double per_layer = layer_activation_bytes(m, in.shape, in.recompute).value();
-  const double layers_per_chunk = static_cast<double>(in.layers_on_stage) / in.chunks;
-  double act = per_layer * layers_per_chunk * in.inflight_chunk_microbatches;
+  const double dense_layer = layer_activation_bytes(m, in.shape, in.recompute).value();
+  const double moe_layer =
+      in.moe_layers_on_stage > 0 ? layer_activation_bytes(m, in.shape, in.recompute, LayerKind::moe).value() : 0.0;
+  const double per_chunk = (dense_layer * (in.layers_on_stage - in.moe_layers_on_stage) +
+                            moe_layer * in.moe_layers_on_stage) /
+                           in.chunks;
+  double act = per_chunk * in.inflight_chunk_microbatches;
   const double tokens = static_cast<double>(in.shape.micro_batch) * in.shape.seq_len / in.shape.cp;
   const double sp_div = in.shape.sequence_parallel ? in.shape.tp : 1.0;
   if (in.first_stage) act += tokens * m.hidden / sp_div * in.inflight_chunk_microbatches;  // embedding dropout mask
@@ -69,11 +106,18 @@ MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& 
   }
   if (in.recompute == Recompute::full) {
     // Recomputing one layer materialises its full activations transiently.
-    transient = std::max(transient, layer_activation_bytes(m, in.shape, Recompute::none).value());
+    const LayerKind kind = in.moe_layers_on_stage > 0 ? LayerKind::moe : LayerKind::dense;
+    transient = std::max(transient, layer_activation_bytes(m, in.shape, Recompute::none, kind).value());
   }
   if (in.zero_stage >= 3) {
     // Two layers of gathered parameters (current + prefetched).
-    transient += 2.0 * parameter_count(m).per_layer / in.shape.tp * weight_elem;
+    const ParameterCount pc = parameter_count(m);
+    const double layer =
+        in.moe_layers_on_stage > 0
+            ? pc.moe_layer_shared / in.shape.tp +
+                  pc.moe_layer_experts / (std::max(1, in.ep) * std::max(1, in.etp))
+            : pc.per_layer / in.shape.tp;
+    transient += 2.0 * layer * weight_elem;
   }
   mb.activations = Bytes(act);
   mb.other = Bytes(kRuntimeReserveBytes + transient);

@@ -10,6 +10,9 @@
 // s·b·h/t·(34 + 5as/h) with sequence parallelism (Eq. 4), 34·s·b·h/t with selective recomputation (Eq. 6),
 // and 2·s·b·h (÷t with SP) with full recomputation (only the layer input is kept).
 // The number of micro-batches in flight on a stage comes from the pipeline schedule.
+// Mixture-of-experts: routed-expert weights are sharded over ep·etp ranks and their gradients and
+// optimizer states over the expert data-parallel group (ZeRO), like Megatron-Core's distributed
+// optimizer with expert parallelism.
 #pragma once
 
 #include "models/precision.hpp"
@@ -27,7 +30,11 @@ struct MemoryInputs {
   bool first_stage = true;
   bool last_stage = true;
   int pp = 1;
+  int moe_layers_on_stage = 0;      // of layers_on_stage, how many are MoE layers
   int dp = 1;                       // data-parallel degree (ZeRO sharding)
+  int ep = 1;                       // expert-parallel degree (routed experts sharded by ep·etp)
+  int etp = 1;                      // expert-tensor-parallel degree
+  int expert_dp = 1;                // expert data-parallel degree (ZeRO sharding of expert states)
   int zero_stage = 0;
   Recompute recompute = Recompute::none;
   Optimizer optimizer = Optimizer::adam;
@@ -44,11 +51,18 @@ struct MemoryBreakdown {
   [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + other; }
 };
 
-/// Stored activation bytes of one transformer layer for one micro-batch on one TP rank.
-Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Recompute r);
+/// Stored activation bytes of one transformer layer for one micro-batch on one TP rank. A MoE layer
+/// stores, instead of the MLP's inner tensors, the tokens its experts compute (T/t · top_k · etp on
+/// average, times LayerShape::moe_load on the busiest rank) at the expert input, FC1 output and
+/// activation output, the routing weights and indices, and the shared experts' inner tensors.
+Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Recompute r,
+                             LayerKind kind = LayerKind::dense);
 
-/// Parameters held by one rank of a stage before ZeRO sharding (TP-sharded).
+/// Parameters held by one rank of a stage before ZeRO sharding: everything but the routed experts is
+/// TP-sharded; routed experts are sharded over ep·etp ranks.
 double stage_parameters(const TransformerSpec& m, const MemoryInputs& in);
+/// The routed-expert part of stage_parameters().
+double stage_expert_parameters(const TransformerSpec& m, const MemoryInputs& in);
 
 MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& in);
 

@@ -60,7 +60,10 @@ KernelTime kernel_time(const DeviceSpec& d, const Kernel& k) {
     if (k.cls == KernelClass::attention) {
       eff = e.attention_efficiency * attention_shape_efficiency(e, k.attn_keys, k.attn_head_dim);
     } else {
-      eff = e.gemm_max_efficiency * f / (f + e.gemm_half_flops) *
+      // A grouped GEMM (MoE experts) runs `batch` independent problems: each fills the pipeline on its
+      // own, so the saturation term sees one group's FLOPs (many small GEMMs are slower per FLOP).
+      const double f_fill = k.grouped && k.batch > 1.0 ? f / k.batch : f;
+      eff = e.gemm_max_efficiency * f_fill / (f_fill + e.gemm_half_flops) *
             gemm_wave_efficiency(d.sm_count, k.m, k.n, k.k, k.batch);
     }
     t_compute = f / (d.peak_for(k.precision).value() * eff);

@@ -2,6 +2,7 @@
 //
 //   t = max(exec_flops / (peak(p) · eff), bytes / (hbm_bandwidth · memory_efficiency)) + kernel_overhead
 //   GEMM:      eff = gemm_max · F / (F + F_half) · q_tile_wave(M, N, K)
+//              (a grouped GEMM of G expert problems uses F / G, the FLOPs of one problem)
 //   attention: eff = attention · L / (L + L_half) · d / (d + d_half)
 //
 // p is the kernel's own precision (FP8 training runs only its linear GEMMs at the FP8 peak:

@@ -10,7 +10,10 @@ struct Dims {
   double norm_tokens;   // tokens seen by norms/dropouts (T/t with sequence parallelism)
   double keys;          // key length each query attends over (full s)
   double h, hl;         // hidden, hidden per TP rank
-  double kvl;           // K (or V) width per TP rank (GQA groups replicate when t > kv_heads)
+  double ql;            // query width per TP rank (heads/t · head_dim; = hl when head_dim = h/heads)
+  double ol;            // attention output width per TP rank (heads/t · v_head_dim)
+  double kvl;           // K width per TP rank (GQA groups replicate when t > kv_heads)
+  double vkl;           // V width per TP rank
   double fl;            // MLP inner width per TP rank
   double heads_l;       // query heads per TP rank
   double vl;            // vocabulary per TP rank
@@ -37,6 +40,9 @@ Dims dims_of(const TransformerSpec& m, const LayerShape& s) {
   d.hl = m.hidden / t;
   const double kv_heads_l = std::max(1.0, static_cast<double>(m.kv_heads) / t);
   d.kvl = kv_heads_l * m.head_dim();
+  d.vkl = kv_heads_l * m.v_head_dim();
+  d.ql = static_cast<double>(m.heads) / t * m.head_dim();
+  d.ol = static_cast<double>(m.heads) / t * m.v_head_dim();
   d.fl = m.ffn_hidden / t;
   d.heads_l = m.heads / t;
   d.vl = m.vocab / t;
@@ -85,10 +91,6 @@ void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, d
   ks.add(gemm(name, mm, nn, kk, d.linear, d.e));
 }
 
-double mlp_in_width(const TransformerSpec& m, const Dims& d) {
-  return m.mlp == MlpKind::swiglu ? 2.0 * d.fl : d.fl;
-}
-
 }  // namespace
 
 Kernel gemm_kernel(std::string_view name, double m, double n, double k, Precision p, double out_bytes) {
@@ -99,18 +101,34 @@ Kernel fp8_cast_kernel(double m, double n, double k, int microbatches) {
   return cast_kernel(m, n, k, std::max(1, microbatches));
 }
 
-LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s) {
-  const Dims d = dims_of(m, s);
-  LayerKernels k;
-  const double norm_bytes = d.norm_tokens * d.h * 2.0 * d.e;
-  const double dropout_add_bytes = d.norm_tokens * d.h * (3.0 * d.e + 1.0);
-  k.add(elementwise("layernorm", norm_bytes));
-  add_linear(k, "qkv", d.tokens, d.hl + 2.0 * d.kvl, d.h, d);
+namespace {
+
+// Attention of one layer: QKV (or MLA's projections), the attention core, the output projection.
+void add_attention(LayerKernels& k, const TransformerSpec& m, const LayerShape& s, const Dims& d) {
+  if (m.mla.enabled()) {
+    // Multi-head latent attention (DeepSeek-V2 §2.1; Megatron-Core MLASelfAttention): the down-projections
+    // are replicated on every TP rank, the up-projections column-parallel.
+    const MlaSpec& a = m.mla;
+    const double heads_l = d.heads_l;
+    if (a.q_lora_rank > 0) {
+      add_linear(k, "q_down", d.tokens, a.q_lora_rank, d.h, d);
+      k.add(elementwise("q_norm", d.tokens * a.q_lora_rank * 2.0 * d.e));
+      add_linear(k, "q_up", d.tokens, d.ql, a.q_lora_rank, d);
+    } else {
+      add_linear(k, "q_proj", d.tokens, d.ql, d.h, d);
+    }
+    add_linear(k, "kv_down", d.tokens, a.kv_lora_rank + a.qk_rope_head_dim, d.h, d);
+    k.add(elementwise("kv_norm", d.tokens * a.kv_lora_rank * 2.0 * d.e));
+    add_linear(k, "kv_up", d.tokens, heads_l * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, d);
+  } else {
+    add_linear(k, "qkv", d.tokens, d.ql + d.kvl + d.vkl, d.h, d);
+  }
   const double score_elems = d.heads_l * d.tokens * d.keys;
-  const double core_flops = 4.0 * d.tokens * d.keys * d.hl;  // QK^T + AV, full score matrix
+  // QK^T (head_dim) + AV (v_head_dim), 2 FLOPs per multiply-add, full score matrix.
+  const double core_flops = 2.0 * d.tokens * d.keys * (d.ql + d.ol);
   const double ea = bytes_per_element(d.attention);
   if (s.flash_attention) {
-    const double bytes = ea * d.tokens * (2.0 * d.hl) + ea * d.keys * 2.0 * d.kvl;
+    const double bytes = ea * d.tokens * (d.ql + d.ol) + ea * d.keys * (d.kvl + d.vkl);
     // Causal flash kernels skip the masked upper triangle: half the score blocks execute.
     Kernel fa{"flash_attention",       KernelClass::attention, Flops(core_flops),
               Flops(0.5 * core_flops), Bytes(bytes),           true};
@@ -124,8 +142,8 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
     // Batched GEMMs over (micro-batch x local heads): s/cp query rows x s keys x head_dim.
     Kernel qk = gemm("attn_qk", d.seq_local, d.keys, m.head_dim(), d.attention, d.e);
     qk.batch = s.micro_batch * d.heads_l;
-    qk.model_flops = qk.exec_flops = Flops(core_flops / 2.0);
-    qk.bytes = Bytes(ea * (d.tokens * d.hl + d.keys * d.kvl) + d.e * score_elems);
+    qk.model_flops = qk.exec_flops = Flops(2.0 * d.tokens * d.keys * d.ql);
+    qk.bytes = Bytes(ea * (d.tokens * d.ql + d.keys * d.kvl) + d.e * score_elems);
     qk.attention_core = true;
     k.add(qk);
     Kernel sm = elementwise("softmax", 2.0 * d.e * score_elems);
@@ -136,18 +154,86 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
     k.add(dr);
     Kernel av = qk;
     av.name = "attn_av";
-    av.n = m.head_dim();
+    av.n = m.v_head_dim();
     av.k = d.keys;
-    av.bytes = Bytes(ea * (score_elems + d.keys * d.kvl) + d.e * d.tokens * d.hl);
+    av.model_flops = av.exec_flops = Flops(2.0 * d.tokens * d.keys * d.ol);
+    av.bytes = Bytes(ea * (score_elems + d.keys * d.vkl) + d.e * d.tokens * d.ol);
     k.add(av);
   }
-  add_linear(k, "proj", d.tokens, d.h, d.hl, d);
+  add_linear(k, "proj", d.tokens, d.h, d.ol, d);
+}
+
+// A TP-sharded MLP of inner width `fl` per rank on the layer's tokens (the dense MLP, or shared experts).
+void add_mlp(LayerKernels& k, const TransformerSpec& m, const Dims& d, double fl, std::string_view fc1,
+             std::string_view fc2) {
+  const double w_in = m.mlp == MlpKind::swiglu ? 2.0 * fl : fl;
+  add_linear(k, fc1, d.tokens, w_in, d.h, d);
+  k.add(elementwise(m.mlp == MlpKind::swiglu ? "swiglu" : "gelu", d.e * d.tokens * (w_in + fl)));
+  add_linear(k, fc2, d.tokens, d.h, fl, d);
+}
+
+// An expert GEMM: `experts` problems of `rows` tokens each (the busiest rank: `load` x the mean) by
+// N x K; model FLOPs count the mean load. In FP8 training the tokens and the experts' weights are cast.
+void add_expert_gemm(LayerKernels& ks, std::string_view name, double rows_mean, double load, double nn,
+                     double kk, double experts, const Dims& d) {
+  const double rows = rows_mean * load;
+  if (d.linear == Precision::fp8) {
+    Kernel c = elementwise("fp8_cast", kCastTransposeBytes * (rows * experts * kk + experts * kk * nn / d.microbatches));
+    c.fp8_cast = true;
+    c.m = rows * experts;
+    c.n = nn;
+    c.k = kk;
+    ks.add(c);
+  }
+  Kernel g = gemm(name, rows, nn, kk, d.linear, d.e);
+  g.batch = experts;
+  g.grouped = true;
+  g.model_flops = Flops(2.0 * rows_mean * experts * nn * kk);
+  g.exec_flops = Flops(2.0 * rows * experts * nn * kk);
+  g.bytes = Bytes(bytes_per_element(d.linear) * experts * (rows * kk + kk * nn) + d.e * experts * rows * nn);
+  ks.add(g);
+}
+
+// The MoE feed-forward of one layer on one rank (layer_forward_kernels documents the kernels).
+void add_moe(LayerKernels& k, const TransformerSpec& m, const LayerShape& s, const Dims& d) {
+  const MoeSpec& e = m.moe;
+  const double tm = d.tokens / s.tp;  // tokens this rank routes (sequence-parallel shard)
+  const double experts_l = static_cast<double>(e.num_experts) / s.ep;
+  const double recv = tm * e.top_k * s.etp;  // tokens this rank's experts compute, mean over EP ranks
+  const double load = std::max(1.0, s.moe_load);
+  const double fl = static_cast<double>(e.ffn_hidden) / s.etp;
+  const double w_in = m.mlp == MlpKind::swiglu ? 2.0 * fl : fl;
+  Kernel router = gemm("router", tm, e.num_experts, d.h, d.head, 4.0);
+  k.add(router);
+  k.add(elementwise("router_topk", tm * e.num_experts * 4.0 * 3.0));
+  k.add(elementwise("permute", d.e * tm * d.h * (1.0 + e.top_k)));
+  add_expert_gemm(k, "expert_fc1", recv / experts_l, load, w_in, d.h, experts_l, d);
+  k.add(elementwise(m.mlp == MlpKind::swiglu ? "expert_swiglu" : "expert_gelu",
+                    d.e * recv * load * (w_in + fl)));
+  add_expert_gemm(k, "expert_fc2", recv / experts_l, load, d.h, fl, experts_l, d);
+  k.add(elementwise("unpermute", d.e * tm * d.h * (1.0 + e.top_k) + 4.0 * tm * e.top_k));
+  if (e.shared_experts > 0) {
+    add_mlp(k, m, d, static_cast<double>(e.shared_experts) * e.shared_ffn_hidden / s.tp, "shared_fc1",
+            "shared_fc2");
+  }
+}
+
+}  // namespace
+
+LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s, LayerKind kind) {
+  const Dims d = dims_of(m, s);
+  LayerKernels k;
+  const double norm_bytes = d.norm_tokens * d.h * 2.0 * d.e;
+  const double dropout_add_bytes = d.norm_tokens * d.h * (3.0 * d.e + 1.0);
+  k.add(elementwise("layernorm", norm_bytes));
+  add_attention(k, m, s, d);
   k.add(elementwise("dropout_add", dropout_add_bytes));
   k.add(elementwise("layernorm", norm_bytes));
-  add_linear(k, "fc1", d.tokens, mlp_in_width(m, d), d.h, d);
-  k.add(elementwise(m.mlp == MlpKind::swiglu ? "swiglu" : "gelu",
-                    d.e * d.tokens * (mlp_in_width(m, d) + d.fl)));
-  add_linear(k, "fc2", d.tokens, d.h, d.fl, d);
+  if (kind == LayerKind::moe && m.moe.enabled()) {
+    add_moe(k, m, s, d);
+  } else {
+    add_mlp(k, m, d, d.fl, "fc1", "fc2");
+  }
   k.add(elementwise("dropout_add", dropout_add_bytes));
   return k;
 }
@@ -209,8 +295,8 @@ void add_backward_of(LayerKernels& out, const Kernel& f, bool input_grad, bool w
 }  // namespace
 
 LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
-                                    bool weight_grad) {
-  const LayerKernels fwd = layer_forward_kernels(m, s);
+                                    bool weight_grad, LayerKind kind) {
+  const LayerKernels fwd = layer_forward_kernels(m, s, kind);
   LayerKernels out;
   for (const Kernel& f : fwd) {
     add_backward_of(out, f, input_grad, weight_grad);
@@ -244,28 +330,91 @@ LayerKernels head_backward_kernels(const TransformerSpec& m, const LayerShape& s
   return out;
 }
 
+namespace {
+
+// Weights of one layer's attention block (no norms or biases).
+double attention_matmul_params(const TransformerSpec& m) {
+  const double h = m.hidden;
+  if (m.mla.enabled()) {
+    const MlaSpec& a = m.mla;
+    const double heads = m.heads;
+    const double q = a.q_lora_rank > 0
+                         ? h * a.q_lora_rank + a.q_lora_rank * heads * m.head_dim()
+                         : h * heads * m.head_dim();
+    return q + h * (a.kv_lora_rank + a.qk_rope_head_dim) +
+           a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim) + heads * a.v_head_dim * h;
+  }
+  const double qd = static_cast<double>(m.heads) * m.head_dim();
+  const double kvd = static_cast<double>(m.kv_heads) * m.head_dim();
+  return h * (qd + 2.0 * kvd) + qd * h;
+}
+
+double attention_bias_params(const TransformerSpec& m) {
+  if (!m.linear_bias || m.mla.enabled()) return 0.0;
+  const double qd = static_cast<double>(m.heads) * m.head_dim();
+  const double kvd = static_cast<double>(m.kv_heads) * m.head_dim();
+  return qd + 2.0 * kvd + m.hidden;
+}
+
+// Weights (+ biases) of one MLP of inner size f.
+double mlp_params(const TransformerSpec& m, double f) {
+  const bool swiglu = m.mlp == MlpKind::swiglu;
+  const double h = m.hidden;
+  double p = (swiglu ? 3.0 : 2.0) * h * f;
+  if (m.linear_bias) p += (swiglu ? 2.0 * f : f) + h;
+  return p;
+}
+
+}  // namespace
+
 ParameterCount parameter_count(const TransformerSpec& m) {
   const double h = m.hidden;
-  const double kvd = static_cast<double>(m.kv_heads) * m.head_dim();
-  const double f = m.ffn_hidden;
-  const bool swiglu = m.mlp == MlpKind::swiglu;
   const double norm = m.norm == NormKind::layernorm ? 2.0 * h : h;
+  double mla_norms = 0.0;
+  if (m.mla.enabled()) mla_norms = m.mla.q_lora_rank + m.mla.kv_lora_rank;
+  const double attention = attention_matmul_params(m) + attention_bias_params(m) + mla_norms;
   ParameterCount p;
-  p.per_layer = h * (h + 2.0 * kvd) + h * h + (swiglu ? 3.0 : 2.0) * h * f + 2.0 * norm;
-  if (m.linear_bias) p.per_layer += (h + 2.0 * kvd) + h + (swiglu ? 2.0 * f : f) + h;
+  p.per_layer = attention + mlp_params(m, m.ffn_hidden) + 2.0 * norm;
+  if (m.moe.enabled()) {
+    const MoeSpec& e = m.moe;
+    p.moe_layer_shared = attention + 2.0 * norm + h * e.num_experts +
+                         (e.shared_experts > 0 ? mlp_params(m, static_cast<double>(e.shared_experts) *
+                                                                   e.shared_ffn_hidden)
+                                               : 0.0);
+    p.moe_layer_experts = static_cast<double>(e.num_experts) * mlp_params(m, e.ffn_hidden);
+  }
+  p.moe_layers = m.moe_layers_in(0, m.layers);
+  p.dense_layers = m.layers - p.moe_layers;
   p.embedding =
       static_cast<double>(m.vocab) * h + (m.position == PositionKind::learned ? m.seq_len * h : 0.0);
   p.head = (m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * h) + norm;
   return p;
 }
 
+double active_parameters(const TransformerSpec& m) {
+  const ParameterCount pc = parameter_count(m);
+  double active_moe = pc.moe_layer_shared;
+  if (m.moe.enabled()) active_moe += m.moe.top_k * mlp_params(m, m.moe.ffn_hidden);
+  return pc.per_layer * pc.dense_layers + active_moe * pc.moe_layers + pc.embedding + pc.head;
+}
+
 Flops model_flops_per_step(const TransformerSpec& m, int seq_len, double sequences) {
   const double h = m.hidden;
-  const double kvd = static_cast<double>(m.kv_heads) * m.head_dim();
-  const double matmul_params =
-      h * (h + 2.0 * kvd) + h * h + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) * h * m.ffn_hidden;
+  const double attention = attention_matmul_params(m);
+  const double dense = attention + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) * h * m.ffn_hidden;
+  const int moe_layers = m.moe_layers_in(0, m.layers);
+  double moe = 0.0;
+  if (moe_layers > 0) {
+    const MoeSpec& e = m.moe;
+    const double mlp = (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) * h;
+    moe = attention + h * e.num_experts + mlp * (static_cast<double>(e.top_k) * e.ffn_hidden +
+                                                 static_cast<double>(e.shared_experts) * e.shared_ffn_hidden);
+  }
   const double s = seq_len;
-  const double per_seq_fwd = m.layers * (2.0 * s * matmul_params + 4.0 * s * s * h) + 2.0 * s * h * m.vocab;
+  // Attention core: QK^T over head_dim and AV over v_head_dim for every head, full s x s matrix.
+  const double core = 2.0 * s * s * m.heads * (static_cast<double>(m.head_dim()) + m.v_head_dim());
+  const double per_seq_fwd = (m.layers - moe_layers) * 2.0 * s * dense + moe_layers * 2.0 * s * moe +
+                             m.layers * core + 2.0 * s * h * m.vocab;
   return Flops(3.0 * per_seq_fwd * sequences);
 }
 

@@ -43,7 +43,15 @@ struct LayerShape {
   Precision precision = Precision::bf16;  // training (linear-layer GEMM) precision
   bool fp8_attention = false;             // FP8 training: attention kernels in FP8 too
   int microbatches = 1;                   // per step: FP8 weight casts are amortised over them
+  // Mixture-of-experts layers (unused for dense layers): expert-parallel and expert-tensor-parallel
+  // degrees, and the token load of the busiest EP rank over the mean (moe_load.hpp).
+  int ep = 1;
+  int etp = 1;
+  double moe_load = 1.0;
 };
+
+/// Which kind of transformer layer: a dense MLP or a mixture-of-experts feed-forward.
+enum class LayerKind { dense, moe };
 
 struct Kernel {
   std::string_view name;
@@ -58,11 +66,12 @@ struct Kernel {
   // Flash attention: keys one query tile iterates over per call (causal: half the key length) and head dim.
   double attn_keys = 0, attn_head_dim = 0;
   bool fp8_cast = false;  // cast/transpose/amax of an FP8 GEMM input (m x k of its GEMM)
+  bool grouped = false;   // grouped GEMM of `batch` expert problems (MoE): each fills the pipeline alone
 };
 
-/// Up to 40 kernels of one layer pass (fixed capacity: no allocation in sweeps).
+/// Up to 64 kernels of one layer pass (fixed capacity: no allocation in sweeps).
 struct LayerKernels {
-  std::array<Kernel, 40> items{};
+  std::array<Kernel, 64> items{};
   int count = 0;
   void add(const Kernel& k) { items.at(static_cast<std::size_t>(count++)) = k; }
   [[nodiscard]] const Kernel* begin() const { return items.data(); }
@@ -75,15 +84,23 @@ Kernel gemm_kernel(std::string_view name, double m, double n, double k, Precisio
 /// step (amortised over `microbatches`).
 Kernel fp8_cast_kernel(double m, double n, double k, int microbatches);
 
-/// Forward kernels of one layer on one TP rank.
-LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s);
+/// Forward kernels of one layer on one TP rank. Attention is multi-head/GQA (QKV GEMM) or multi-head
+/// latent attention (down- and up-projections, DeepSeek-V2 §2.1). A MoE layer (`kind` = moe) replaces
+/// the MLP by: router GEMM and top-k, permutation of the rank's tokens into expert order, the local
+/// experts' FC1/activation/FC2 as grouped GEMMs over the tokens this rank receives (T/t · top_k · etp on
+/// average, times `moe_load` on the busiest rank, which sets the layer time), the un-permutation with the
+/// routing weights, and the shared experts as a TP-sharded dense MLP. The dispatch/combine all-to-alls
+/// are communication (sim/graph), not kernels. Model FLOPs count the mean load; executed FLOPs the
+/// busiest rank's.
+LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s,
+                                   LayerKind kind = LayerKind::dense);
 
 /// Backward kernels of one layer: each GEMM becomes an input-gradient and a weight-gradient GEMM of
 /// the same FLOPs; attention backward executes 2.5x the forward FLOPs for flash kernels (FlashAttention-2
 /// recomputes the scores; Dao 2023 §3.1.2) and 2x otherwise; elementwise kernels move 2x the bytes.
 /// `weight_grad` selects the W half (for zero-bubble schedules); `input_grad` the B half.
 LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
-                                    bool weight_grad);
+                                    bool weight_grad, LayerKind kind = LayerKind::dense);
 
 /// Embedding lookup (first stage) and LM head + cross-entropy (last stage), forward, on one TP rank.
 LayerKernels embedding_forward_kernels(const TransformerSpec& m, const LayerShape& s);
@@ -93,14 +110,29 @@ LayerKernels head_backward_kernels(const TransformerSpec& m, const LayerShape& s
 
 /// Parameter counts (whole model, no sharding).
 struct ParameterCount {
-  double per_layer = 0;  // one transformer layer incl. norms and biases
-  double embedding = 0;  // token (+ learned position) embedding
-  double head = 0;       // LM head if untied (0 if tied) + final norm
-  [[nodiscard]] double total(int layers) const { return per_layer * layers + embedding + head; }
+  double per_layer = 0;          // one dense transformer layer incl. norms and biases
+  double moe_layer_shared = 0;   // one MoE layer without its routed experts: attention, norms, router,
+                                 // shared experts (sharded like a dense layer: by tp)
+  double moe_layer_experts = 0;  // the routed experts of one MoE layer (sharded by ep·etp)
+  double embedding = 0;          // token (+ learned position) embedding
+  double head = 0;               // LM head if untied (0 if tied) + final norm
+  int dense_layers = 0;          // layers of each kind in the whole model
+  int moe_layers = 0;
+  /// Parameters of `dense` dense layers and `moe` MoE layers (no embedding or head).
+  [[nodiscard]] double layers(int dense, int moe) const {
+    return per_layer * dense + (moe_layer_shared + moe_layer_experts) * moe;
+  }
+  [[nodiscard]] double total() const { return layers(dense_layers, moe_layers) + embedding + head; }
 };
 ParameterCount parameter_count(const TransformerSpec& m);
 
-/// Model FLOPs of one training step for `tokens` tokens: 3x the forward FLOPs (Korthikanti Eq. 7).
+/// Parameters one token activates (MoE: top_k routed + shared experts; dense: all but the embedding
+/// table lookups count). Embedding and head included.
+double active_parameters(const TransformerSpec& m);
+
+/// Model FLOPs of one training step for `tokens` tokens: 3x the forward FLOPs (Korthikanti Eq. 7),
+/// generalised to GQA, SwiGLU, multi-head latent attention (2·s²·heads·(d_qk + d_v) per layer for the
+/// full score matrix) and MoE layers (the top_k routed experts, shared experts and router a token runs).
 Flops model_flops_per_step(const TransformerSpec& m, int seq_len, double sequences);
 
 /// Bytes of the activation tensor passed between pipeline stages for one micro-batch (b·s·h elements).

@@ -34,7 +34,7 @@ CompressedSyncCost compression_summary(const Scenario& s) {
   const ParallelismSpec& par = s.parallelism;
   const TrainingSpec& tr = s.training;
   const ParameterCount pc = parameter_count(s.model);
-  const double total = pc.per_layer * s.model.layers + pc.embedding + pc.head;
+  const double total = pc.total();
   GradientPayload p;
   p.elements = total / (static_cast<double>(par.tp) * par.pp);
   p.base_bytes_per_element = bytes_per_element(tr.gradient_precision);

@@ -31,6 +31,7 @@ class Checker {
   void check_pipeline();
   void check_batch();
   void check_misc();
+  void check_experts();
   void check_schedule();
 
  private:
@@ -106,11 +107,26 @@ void Checker::check_tensor_split() {
 }
 
 void Checker::check_pipeline() {
-  const auto& p = s_.parallelism;
-  if (usable({"/parallelism/pp", "/parallelism/vp", "/model/layers"}) &&
+  auto& p = s_.parallelism;
+  if (!p.pipeline_layers.empty() && usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/parallelism/pipeline_layers"})) {
+    const std::int64_t want = static_cast<std::int64_t>(p.pp) * p.vp;
+    std::int64_t sum = 0;
+    for (int l : p.pipeline_layers) sum += l;
+    if (static_cast<std::int64_t>(p.pipeline_layers.size()) != want) {
+      error("/parallelism/pipeline_layers",
+            fmt::format("{} entries, but pp·vp = {}·{} = {} virtual stages need one each",
+                        p.pipeline_layers.size(), p.pp, p.vp, want));
+      p.pipeline_layers.clear();
+    } else if (sum != s_.model.layers) {
+      error("/parallelism/pipeline_layers",
+            fmt::format("the entries sum to {} layers, but the model has {}", sum, s_.model.layers));
+      p.pipeline_layers.clear();
+    }
+  } else if (p.pipeline_layers.empty() && usable({"/parallelism/pp", "/parallelism/vp", "/model/layers"}) &&
       s_.model.layers % (static_cast<std::int64_t>(p.pp) * p.vp) != 0) {
     error(p.vp > 1 ? "/parallelism/vp" : "/parallelism/pp",
-          fmt::format("layers ({}) are not divisible by pp·vp = {}·{} = {}", s_.model.layers, p.pp, p.vp,
+          fmt::format("layers ({}) are not divisible by pp·vp = {}·{} = {} (pipeline_layers gives uneven "
+                      "stages)", s_.model.layers, p.pp, p.vp,
                       static_cast<std::int64_t>(p.pp) * p.vp));
   }
   if (!usable({"/parallelism/schedule", "/parallelism/vp"})) return;
@@ -189,6 +205,44 @@ void Checker::check_misc() {
   }
 }
 
+// Expert parallelism (Megatron-Core's expert layout): ep divides the routed experts, ep·etp divides the
+// stage's tp·cp·dp ranks, etp divides the expert inner size; MoE with tp > 1 needs sequence parallelism
+// (Megatron-Core refuses the combination without it).
+void Checker::check_experts() {
+  const auto& p = s_.parallelism;
+  const MoeSpec& x = s_.model.moe;
+  if (!usable({"/parallelism/ep", "/parallelism/etp", "/model/moe"})) return;
+  if (!x.enabled()) {
+    if (p.ep > 1 || p.etp > 1) {
+      error(p.ep > 1 ? "/parallelism/ep" : "/parallelism/etp",
+            fmt::format("{} = {} needs a mixture-of-experts model (model \"{}\" has no \"moe\" section)",
+                        p.ep > 1 ? "ep" : "etp", p.ep > 1 ? p.ep : p.etp, s_.model.name));
+    }
+    return;
+  }
+  if (x.num_experts % p.ep != 0) {
+    error("/parallelism/ep", fmt::format("ep ({}) does not divide num_experts ({})", p.ep, x.num_experts));
+  }
+  if (x.ffn_hidden % p.etp != 0) {
+    error("/parallelism/etp", fmt::format("etp ({}) does not divide moe_ffn_hidden ({})", p.etp, x.ffn_hidden));
+  }
+  if (usable({"/parallelism/tp", "/parallelism/cp", "/parallelism/dp"})) {
+    const std::int64_t stage = static_cast<std::int64_t>(p.tp) * p.cp * p.dp;
+    const std::int64_t expert = static_cast<std::int64_t>(p.ep) * p.etp;
+    if (stage % expert != 0) {
+      error("/parallelism/ep",
+            fmt::format("ep·etp = {}·{} = {} does not divide the {} ranks of a pipeline stage (tp·cp·dp = "
+                        "{}·{}·{}): the experts are laid out inside each stage",
+                        p.ep, p.etp, expert, stage, p.tp, p.cp, p.dp));
+    }
+  }
+  if (p.tp > 1 && !p.sequence_parallel && usable({"/parallelism/sequence_parallel", "/parallelism/tp"})) {
+    error("/parallelism/sequence_parallel",
+          "a mixture-of-experts model with tp > 1 needs sequence_parallel: true (Megatron-Core routes the "
+          "sequence-parallel shard of the tokens)");
+  }
+}
+
 // The schedules layer's own preconditions on (kind, pp, micro-batches, vp), for what the checks above
 // do not name more precisely (e.g. a schedule too large for an int). Only on an otherwise valid
 // scenario: each problem above already explains why the schedule cannot be built.
@@ -216,6 +270,7 @@ void finalize_scenario(Scenario& s, ReadContext& ctx) {
   c.check_pipeline();
   c.check_batch();
   c.check_misc();
+  c.check_experts();
   c.check_schedule();
 }
 

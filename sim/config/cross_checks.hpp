@@ -16,6 +16,9 @@
 //   - the device has a peak for training.precision: /training/precision;
 //   - on an otherwise valid scenario, the pipeline schedule can be built (schedules/pipeline_schedule.hpp,
 //     check()): /parallelism/schedule.
+//   - MoE: ep > 1 or etp > 1 needs a moe model; ep divides num_experts, etp divides moe_ffn_hidden,
+//     ep·etp divides tp·cp·dp; tp > 1 needs sequence_parallel: /parallelism/ep, /parallelism/etp,
+//     /parallelism/sequence_parallel;
 //   - gradient compression needs zero_stage 0 (it is modeled on the DP all-reduce): /compression/scheme.
 // A check is skipped when one of its inputs already failed on its own (ReadContext::failed).
 #pragma once

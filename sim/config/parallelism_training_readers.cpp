@@ -11,6 +11,7 @@ namespace {
 
 constexpr IntRange kPositive{.min = 1};
 constexpr auto kDpCollectives = std::to_array<std::string_view>({"hierarchical", "flat-ring"});
+constexpr auto kMoeOverlapChoices = std::to_array<std::string_view>({"none", "shared-expert", "compute"});
 constexpr auto kMasterWeights = std::to_array<std::string_view>({"fp32", "none"});
 
 constexpr Field kParallelismFields[] = {
@@ -36,14 +37,32 @@ constexpr Field kParallelismFields[] = {
      .ints = kPositive},
     {.key = "ep",
      .kind = FieldKind::integer,
-     .doc = "must be 1: expert parallelism needs MoE models, which are future work",
+     .doc = "expert parallel size (MoE models): divides num_experts; ep·etp divides tp·cp·dp",
      .fallback = "1",
      .ints = kPositive},
+    {.key = "etp",
+     .kind = FieldKind::integer,
+     .doc = "expert tensor parallel size (each routed expert split over etp ranks)",
+     .fallback = "1",
+     .ints = kPositive},
+    {.key = "moe_overlap",
+     .kind = FieldKind::choice,
+     .doc = "what the MoE all-to-alls overlap: nothing, the shared experts, or the op's compute (DualPipe, "
+            "Megatron-Core EP overlap; docs/moe.md)",
+     .fallback = "derived: \"compute\" with schedule dualpipe, else \"none\"",
+     .choices = kMoeOverlapChoices},
     {.key = "vp",
      .kind = FieldKind::integer,
      .doc = "model chunks per pipeline rank (interleaved schedule)",
      .fallback = "1",
      .ints = kPositive},
+    {.key = "pipeline_layers",
+     .kind = FieldKind::array,
+     .doc = "layers per pipeline stage (pp entries; pp·vp per virtual stage, chunk-major, with vp > 1), "
+            "summing to the model's layers: uneven stages, e.g. a lighter last stage carrying the LM head",
+     .fallback = "derived: layers / (pp·vp) each",
+     .ints = {.min = 0, .max = 1000000},
+     .items = FieldKind::integer},
     {.key = "sequence_parallel",
      .kind = FieldKind::boolean,
      .doc = "Korthikanti et al. 2022 sequence parallelism",
@@ -137,14 +156,24 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   p.dp = static_cast<int>(r.get_integer("dp").value_or(0));
   p.cp = r.integer("cp");
   p.ep = r.integer("ep");
-  if (p.ep != 1) {
-    r.error("ep",
-            fmt::format("ep is {}, but expert parallelism needs a mixture-of-experts model; MoE is future "
-                        "work, so ep must be 1",
-                        p.ep));
-    p.ep = 1;
-  }
+  p.etp = r.integer("etp");
   p.vp = r.integer("vp");
+  if (const nlohmann::json* layers = r.find("pipeline_layers")) {
+    if (!layers->is_array() || layers->empty()) {
+      r.error("pipeline_layers", fmt::format("expected a non-empty array of layer counts, got {}", describe(*layers)));
+    } else {
+      for (std::size_t i = 0; i < layers->size(); ++i) {
+        const nlohmann::json& v = (*layers)[i];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1000000) {
+          r.context().error(r.pointer_of("pipeline_layers") + "/" + std::to_string(i),
+                            fmt::format("expected a layer count (an integer 0..1000000), got {}", describe(v)));
+          p.pipeline_layers.clear();
+          break;
+        }
+        p.pipeline_layers.push_back(v.get<int>());
+      }
+    }
+  }
   p.sequence_parallel = r.boolean("sequence_parallel");
   const auto zero = r.get_integer("zero_stage");
   const bool fsdp = r.boolean("fsdp");
@@ -155,6 +184,14 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   p.schedule = r.enumeration("schedule", schedule_names());
   p.tp_comm_overlap = r.boolean("tp_comm_overlap");
   p.dp_flat_ring = r.choice("dp_collective") == "flat-ring";
+  if (r.has("moe_overlap")) {
+    const std::string_view o = r.choice("moe_overlap");
+    p.moe_overlap = o == "compute" ? MoeOverlap::compute
+                    : o == "shared-expert" ? MoeOverlap::shared_expert
+                                           : MoeOverlap::none;
+  } else {
+    p.moe_overlap = name_of(schedule_names(), p.schedule) == "dualpipe" ? MoeOverlap::compute : MoeOverlap::none;
+  }
   return p;
 }
 

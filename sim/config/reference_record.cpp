@@ -94,6 +94,21 @@ constexpr Field kFrameworkFields[] = {
 };
 constexpr Section kFrameworkSection{"record-framework", "/*/framework", "what the run used", kFrameworkFields};
 
+constexpr Field kRecordMoeFields[] = {
+    count("num_experts", "routed experts per MoE layer"),
+    count("top_k", "routed experts per token"),
+    count("shared_experts", "shared experts per MoE layer", {.min = 0}),
+    count("moe_ffn_hidden", "inner size of one routed expert"),
+    count("first_k_dense", "leading dense layers", {.min = 0}),
+    count("moe_layer_freq", "every k-th layer is MoE"),
+    positive("active_params", "active parameters per token"),
+    positive("capacity_factor", "expert capacity factor (null: dropless)"),
+    text("router", "gating as described"),
+    count("max_nodes_per_token", "node-limited routing"),
+    count("mtp_depth", "multi-token prediction modules", {.min = 0}),
+};
+constexpr Section kRecordMoeSection{"record-moe", "/*/model/moe", "the MoE block as stated", kRecordMoeFields};
+
 constexpr Field kModelFields[] = {
     {.key = "name", .kind = FieldKind::string, .doc = "model name as stated", .fallback = "required"},
     string("catalog", "configs/models entry with the architecture"),
@@ -117,9 +132,8 @@ constexpr Field kModelFields[] = {
     {.key = "moe",
      .kind = FieldKind::object,
      .doc = "mixture-of-experts block (such records live in moe_runs.json)",
-     .also = also_null,
-     .type_text = "object | null",
-     .schema = R"({"type": ["object", "null"]})"},
+     .section = &kRecordMoeSection,
+     .also = also_null},
 };
 constexpr Section kModelSection{"record-model", "/*/model", "the model as stated", kModelFields};
 
@@ -268,8 +282,22 @@ void read_model(ObjectReader& r, ReferenceRecord& out) {
   out.tied_embeddings = s.boolean("tied_embeddings");
   out.parallel_block = s.boolean("parallel_block");
   if (const auto* moe = r.find("moe"); moe != nullptr && !moe->is_null()) {
-    if (!moe->is_object()) r.error("moe", fmt::format("expected an object or null, got {}", describe(*moe)));
     out.moe = true;
+    if (auto m = r.child("moe")) {
+      Stated x{*m};
+      out.num_experts = x.integer("num_experts");
+      out.top_k = x.integer("top_k");
+      out.shared_experts = x.integer("shared_experts");
+      out.moe_ffn_hidden = x.integer("moe_ffn_hidden");
+      out.first_k_dense = x.integer("first_k_dense");
+      out.moe_layer_freq = x.integer("moe_layer_freq");
+      x.number("active_params");
+      out.capacity_factor = x.number("capacity_factor");
+      x.text("router");
+      out.max_nodes_per_token = x.integer("max_nodes_per_token");
+      x.integer("mtp_depth");
+      m->finish();
+    }
   }
 }
 
@@ -289,7 +317,7 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.dp = s.integer("dp");
   out.cp = s.integer("cp");
   out.ep = s.integer("ep");
-  s.integer("etp");
+  out.etp = s.integer("etp");
   out.vp = s.integer("vp");
   out.zero_stage = s.integer("zero_stage");
   if (const auto* f = r.find("fsdp"); f != nullptr && !f->is_null()) {

@@ -23,12 +23,16 @@ struct ReferenceRecord {
   std::optional<std::string> mlp, norm, position;
   std::optional<bool> linear_bias, tied_embeddings, parallel_block;
   bool moe = false;
+  // mixture-of-experts block (model.moe), when `moe`
+  std::optional<std::int64_t> num_experts, top_k, shared_experts, moe_ffn_hidden, first_k_dense,
+      moe_layer_freq, max_nodes_per_token;
+  std::optional<double> capacity_factor;
   // hardware
   std::string accelerator;
   std::int64_t count = 0;
   std::optional<std::int64_t> gpus_per_node;
   // parallelism
-  std::optional<std::int64_t> tp, pp, dp, cp, ep, vp, zero_stage, micro_batch, global_batch,
+  std::optional<std::int64_t> tp, pp, dp, cp, ep, etp, vp, zero_stage, micro_batch, global_batch,
       global_batch_tokens;
   std::optional<std::string> fsdp;  // "false" | "full_shard" | "hybrid_shard" | "shard_grad_op"
   std::optional<bool> sequence_parallel, tp_comm_overlap, flash_attention;

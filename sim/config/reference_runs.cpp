@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "schedules/schedule_kind.hpp"
 #include "sim/config/framework_profile.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/config/object_reader.hpp"
@@ -96,7 +97,6 @@ class Builder {
   std::optional<std::string> build() {
     profile_ = select_profile(in_.profiles, rec_.framework, rec_.framework_date);
     if (profile_ != nullptr) c_.profile = profile_->name;
-    if (rec_.moe) return std::string("mixture-of-experts model: MoE is not modelled yet (moe_runs.json)");
     if (auto why = metrics()) return why;
     if (auto why = hardware()) return why;
     if (auto why = model()) return why;
@@ -237,14 +237,60 @@ class Builder {
       model_["kv_heads"] = model_["heads"];
       assume("model.kv_heads = heads (not stated; multi-head attention)");
     }
-    if (rec_.head_dim &&
-        *rec_.head_dim * model_["heads"].get<std::int64_t>() != model_["hidden"].get<std::int64_t>()) {
-      return fmt::format("head_dim {} x heads != hidden: decoupled head width is not modelled",
-                         *rec_.head_dim);
+    if (base.contains("mla") && rec_.moe) {
+      // Multi-head latent attention is part of the named architecture (DeepSeek-V2/V3, Kimi K2); records
+      // state only its head count.
+      model_["mla"] = base["mla"];
+      assume(fmt::format("model.mla = {} (not stated; catalog model {})", base["mla"].dump(), entry));
+    } else if (rec_.head_dim &&
+               *rec_.head_dim * model_["heads"].get<std::int64_t>() != model_["hidden"].get<std::int64_t>()) {
+      model_["head_dim"] = *rec_.head_dim;
+    }
+    if (rec_.moe) {
+      if (auto why = moe(base, entry)) return why;
     }
     if (rec_.parallel_block.value_or(false)) {
       assume("parallel attention+MLP block modelled as sequential (same FLOPs and bytes)");
     }
+    return std::nullopt;
+  }
+
+  // The record's MoE block as model.moe: stated values, else the named catalog model's, else stated
+  // defaults (no shared experts, no leading dense layers, dropless routing).
+  std::optional<std::string> moe(const json& base, const std::string& entry) {
+    const json cat = base.contains("moe") ? base["moe"] : json::object();
+    json m = json::object();
+    auto take = [&](const char* key, const std::optional<std::int64_t>& stated, const char* catalog_key) {
+      if (stated) {
+        m[key] = *stated;
+      } else if (cat.contains(catalog_key)) {
+        m[key] = cat[catalog_key];
+        assume(fmt::format("model.moe.{} = {} (not stated; catalog model {})", key, cat[catalog_key].dump(), entry));
+      }
+    };
+    take("num_experts", rec_.num_experts, "num_experts");
+    take("top_k", rec_.top_k, "top_k");
+    take("moe_ffn_hidden", rec_.moe_ffn_hidden, "moe_ffn_hidden");
+    take("shared_experts", rec_.shared_experts, "shared_experts");
+    take("first_k_dense", rec_.first_k_dense, "first_k_dense");
+    take("layer_freq", rec_.moe_layer_freq, "layer_freq");
+    take("max_nodes_per_token", rec_.max_nodes_per_token, "max_nodes_per_token");
+    for (const char* key : {"num_experts", "top_k", "moe_ffn_hidden"}) {
+      if (!m.contains(key)) return fmt::format("model.moe.{} not stated and no catalog model gives it", key);
+    }
+    if (cat.contains("shared_ffn_hidden") && m.value("shared_experts", 0) == cat.value("shared_experts", 0)) {
+      m["shared_ffn_hidden"] = cat["shared_ffn_hidden"];
+    }
+    if (!m.contains("shared_experts")) assume("model.moe.shared_experts = 0 (not stated)");
+    if (!m.contains("first_k_dense")) assume("model.moe.first_k_dense = 0 (not stated: every layer MoE)");
+    if (rec_.capacity_factor) {
+      m["capacity_factor"] = *rec_.capacity_factor;
+    } else {
+      assume("dropless routing (capacity factor not stated)");
+    }
+    assume("expert load balanced (load_imbalance 1; no router statistics stated)");
+    model_["moe"] = m;
+    if (!model_.contains("ffn_hidden")) model_["ffn_hidden"] = m["moe_ffn_hidden"];
     return std::nullopt;
   }
 
@@ -283,8 +329,7 @@ class Builder {
     } else {
       assume("cp = 1 (not stated; no context parallelism)");
     }
-    if (rec_.ep && *rec_.ep > 1)
-      return std::string("expert parallelism (ep > 1) needs MoE, which is not modelled");
+    if (rec_.ep && *rec_.ep > 1 && !rec_.moe) return std::string("ep > 1 on a dense model");
     const int model_parallel = *tp * *pp * cp;
     if (c_.devices % model_parallel != 0) {
       return fmt::format("{} devices are not a multiple of tp·pp·cp = {}", c_.devices, model_parallel);
@@ -300,6 +345,23 @@ class Builder {
     tp_ = *tp;
     pp_ = *pp;
     par_ = {{"tp", *tp}, {"pp", *pp}, {"dp", dp}, {"cp", cp}};
+    if (rec_.moe) {
+      const int ep = static_cast<int>(rec_.ep.value_or(1));
+      if (!rec_.ep) assume("ep = 1 (not stated)");
+      // Megatron-Core's expert tensor parallelism defaults to the dense tp.
+      int etp = *tp;
+      if (rec_.etp) {
+        etp = static_cast<int>(*rec_.etp);
+      } else if (*tp > 1) {
+        assume(fmt::format("etp = tp = {} (not stated; Megatron-Core's default expert tensor parallel size)", *tp));
+      }
+      if ((static_cast<std::int64_t>(*tp) * cp * dp) % (static_cast<std::int64_t>(ep) * etp) != 0) {
+        return fmt::format("ep·etp = {}·{} does not divide the tp·cp·dp = {} ranks of a pipeline stage", ep, etp,
+                           *tp * cp * dp);
+      }
+      par_["ep"] = ep;
+      par_["etp"] = etp;
+    }
 
     int zero = 0;
     if (rec_.fsdp && *rec_.fsdp != "false") {
@@ -336,6 +398,10 @@ class Builder {
                             "sequence_parallel");
     if (!sp) return no_profile_reason("parallelism.sequence_parallel");
     par_["sequence_parallel"] = *sp && *tp > 1;
+    if (rec_.moe && *tp > 1 && !*sp) {
+      par_["sequence_parallel"] = true;
+      assume("sequence_parallel = on (Megatron-Core requires it for MoE with tp > 1)");
+    }
     const auto overlap =
         tp_rule(rec_.tp_comm_overlap, profile_ ? profile_->tp_comm_overlap : std::nullopt, "tp_comm_overlap");
     if (!overlap) return no_profile_reason("parallelism.tp_comm_overlap");
@@ -370,7 +436,9 @@ class Builder {
     } else {
       return no_profile_reason("parallelism.schedule");
     }
-    if (sched == "dualpipe") return std::string("DualPipe schedule is not modelled");
+    if (sched == "dualpipe" && !schedule_from_string("dualpipe")) {
+      return std::string("DualPipe schedule is not modelled");
+    }
     if (sched == "zb") {
       assume("schedule zb read as ZB-H1 (the zero-bubble schedule the simulator has)");
       par_["schedule"] = "zb-h1";

@@ -152,6 +152,33 @@ nlohmann::json model_to_json(const TransformerSpec& m) {
   } else if (m.published_params > 0) {
     j["params"] = format_quantity(m.published_params, Dimension::count, kDigits);
   }
+  if (m.head_dim_override > 0) j["head_dim"] = m.head_dim_override;
+  if (m.mla.enabled()) {
+    j["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
+                {"kv_lora_rank", m.mla.kv_lora_rank},
+                {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+                {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                {"v_head_dim", m.mla.v_head_dim}};
+  }
+  if (m.moe.enabled()) {
+    const MoeSpec& x = m.moe;
+    nlohmann::json moe = {{"num_experts", x.num_experts},
+                          {"top_k", x.top_k},
+                          {"moe_ffn_hidden", x.ffn_hidden},
+                          {"shared_experts", x.shared_experts},
+                          {"shared_ffn_hidden", x.shared_ffn_hidden},
+                          {"first_k_dense", x.first_dense_layers},
+                          {"layer_freq", x.layer_freq},
+                          {"max_nodes_per_token", x.max_nodes_per_token},
+                          {"fp8_dispatch", x.fp8_dispatch}};
+    if (x.capacity_factor > 0) moe["capacity_factor"] = x.capacity_factor;
+    if (x.zipf_skew > 0) {
+      moe["zipf_skew"] = x.zipf_skew;
+    } else {
+      moe["load_imbalance"] = x.load_imbalance;
+    }
+    j["moe"] = moe;
+  }
   if (!m.notes.empty()) j["model_notes"] = m.notes;
   return j;
 }
@@ -204,6 +231,13 @@ nlohmann::json scenario_to_json(const Scenario& s) {
             {"overlap_grad_reduce", t.overlap_grad_reduce},
             {"flash_attention", t.flash_attention},
             {"fp8_attention", t.fp8_attention}}}};
+  if (s.model.moe.enabled()) {
+    j["parallelism"]["etp"] = p.etp;
+    j["parallelism"]["moe_overlap"] = p.moe_overlap == MoeOverlap::compute         ? "compute"
+                                      : p.moe_overlap == MoeOverlap::shared_expert ? "shared-expert"
+                                                                                   : "none";
+  }
+  if (!p.pipeline_layers.empty()) j["parallelism"]["pipeline_layers"] = p.pipeline_layers;
   if (!s.stragglers.empty()) j["stragglers"] = stragglers_to_json(s.stragglers);
   if (s.flow.leaf_nodes != FlowSettings{}.leaf_nodes || !s.flow.symmetry_reduction) {
     j["flow"] = {{"leaf_nodes", s.flow.leaf_nodes}, {"symmetry_reduction", s.flow.symmetry_reduction}};

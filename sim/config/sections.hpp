@@ -37,6 +37,8 @@ extern const Section kNetworkSection;
 extern const Section kNetworkLinkSection;
 // model_reader.cpp
 extern const Section kModelSection;
+extern const Section kMlaSection;
+extern const Section kMoeSection;
 // parallelism_training_readers.cpp
 extern const Section kParallelismSection;
 extern const Section kTrainingSection;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/moe_load.hpp"
 #include "schedules/pipeline_deps.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/straggler_effect.hpp"
@@ -90,8 +91,18 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.shape.sequence_parallel = par.sequence_parallel;
   in.shape.flash_attention = tr.flash_attention;
   in.shape.precision = tr.precision;
-  in.layers_on_stage = s.model.layers / par.pp;
+  in.shape.ep = par.ep;
+  in.shape.etp = par.etp;
+  in.shape.moe_load = moe_rank_load(s.model.moe, par.ep);
   in.chunks = par.vp;
+  for (int c = 0; c < par.vp; ++c) {
+    const LayerRange lr = virtual_stage_layers(par, s.model.layers, c * par.pp + stage);
+    in.layers_on_stage += lr.count;
+    in.moe_layers_on_stage += s.model.moe_layers_in(lr.first, lr.first + lr.count);
+  }
+  in.ep = par.ep;
+  in.etp = par.etp;
+  in.expert_dp = std::max(1, par.tp * par.cp * par.dp / (par.ep * par.etp));
   in.inflight_chunk_microbatches = peak_inflight_activations(spec, stage);
   in.first_stage = stage == 0;
   in.last_stage = stage == par.pp - 1;
@@ -142,6 +153,7 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
       sum.tp_exposed += c.tp_comm;
       sum.cp_exposed += c.cp_comm;
       sum.dp_exposed += c.dp_comm;
+      sum.ep_exposed += c.ep_comm;
       const Seconds gap = nt.start - prev_end;
       if (gap.value() > 0) {
         const Seconds pp_part = min(gap, node.dep_delay);
@@ -180,6 +192,7 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   r.comm_exposed.cp = crit.cp_exposed;
   r.comm_exposed.pp = crit.pp_exposed;
   r.comm_exposed.dp = crit.dp_exposed;
+  r.comm_exposed.ep = crit.ep_exposed;
 
   const TrainingSpec& tr = s.training;
   const double devices = r.devices;

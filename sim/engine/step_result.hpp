@@ -24,6 +24,7 @@ struct StageSummary {
   Seconds overlap_slowdown{0}; // part of compute: kernels slowed by collectives overlapping them
   Seconds tp_exposed{0};
   Seconds cp_exposed{0};
+  Seconds ep_exposed{0};       // MoE all-to-alls not hidden under compute
   Seconds pp_exposed{0};       // waiting on pipeline transfers
   Seconds dp_exposed{0};       // waiting on gradient sync after the last backward, incl. ZeRO-3 gathers
   Seconds optimizer{0};

@@ -68,13 +68,21 @@ struct OpIndex {
   }
 };
 
-// Parameters (TP-sharded, before ZeRO) of one chunk of a stage.
-double chunk_parameters(const Scenario& s, const ChunkRole& role) {
+// Parameters one rank holds of one chunk of a stage, before ZeRO: the TP-sharded part (everything but
+// the routed experts) and the routed experts (sharded over ep·etp).
+struct ChunkParameters {
+  double dense = 0;
+  double experts = 0;
+  [[nodiscard]] double total() const { return dense + experts; }
+};
+
+ChunkParameters chunk_parameters(const Scenario& s, const ChunkRole& role) {
   const ParameterCount pc = parameter_count(s.model);
-  double p = pc.per_layer * role.layers;
+  const ParallelismSpec& par = s.parallelism;
+  double p = pc.per_layer * (role.layers - role.moe_layers) + pc.moe_layer_shared * role.moe_layers;
   if (role.has_embedding) p += pc.embedding;
   if (role.has_head) p += pc.head;
-  return p / s.parallelism.tp;
+  return {p / par.tp, pc.moe_layer_experts * role.moe_layers / (par.ep * par.etp)};
 }
 
 // Gradient of one chunk for compression: its parameters, and for PowerSGD its weight matrices.
@@ -114,7 +122,8 @@ StepGraph build_step_graph(const Scenario& s) {
   const int p = par.pp, v = par.vp, m = g.schedule.microbatches;
   const OpCostModel model(s);
   g.p2p_time = model.p2p_time();
-  const int layers_per_chunk = s.model.layers / (p * v);
+  g.moe_all_to_all = model.moe_dispatch_time();
+  g.moe_load = model.moe_load();
 
   // Costs per (stage, chunk): the first and last virtual stages carry embedding / head.
   std::vector<ChunkRole> roles(static_cast<std::size_t>(p * v));
@@ -122,7 +131,8 @@ StepGraph build_step_graph(const Scenario& s) {
   for (int st = 0; st < p; ++st) {
     for (int c = 0; c < v; ++c) {
       const int k = c * p + st;
-      ChunkRole role{layers_per_chunk, k == 0, k == p * v - 1};
+      const LayerRange lr = virtual_stage_layers(par, s.model.layers, k);
+      ChunkRole role{lr.count, s.model.moe_layers_in(lr.first, lr.first + lr.count), k == 0, k == p * v - 1};
       roles[static_cast<std::size_t>(st * v + c)] = role;
       const ChunkCosts cc = model.chunk_costs(role);
       cost_base[static_cast<std::size_t>(st * v + c)] = static_cast<int>(g.costs.size());
@@ -174,18 +184,21 @@ StepGraph build_step_graph(const Scenario& s) {
   // Gradient synchronisation per chunk on the stage's data-parallel channel, then the optimizer.
   const TopologyCollectives& topo = model.topology();
   const int dpg = par.dp * par.cp;
+  const int edp = std::max(1, par.tp * par.cp * par.dp / (par.ep * par.etp));
   const double grad_elem = bytes_per_element(tr.gradient_precision);
   const double weight_elem = std::max(2.0, bytes_per_element(tr.precision));
   const bool tied_split = s.model.tied_embeddings && p > 1;
   for (int st = 0; st < p; ++st) {
     const std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
-    double stage_params = 0.0;
+    ChunkParameters stage_params;
     int last_dp = -1;
     Seconds codec(0);  // gradient compression encode/decode of this stage
     for (int c = v - 1; c >= 0; --c) {
       const ChunkRole& role = roles[static_cast<std::size_t>(st * v + c)];
-      const double params = chunk_parameters(s, role);
-      stage_params += params;
+      const ChunkParameters held = chunk_parameters(s, role);
+      const double params = held.total();
+      stage_params.dense += held.dense;
+      stage_params.experts += held.experts;
       Seconds t(0);
       if (dpg > 1 && par.zero_stage == 0 && tr.compression.scheme != CompressionScheme::none) {
         // Compressed sync: the compressed collectives on the DP channel; encode/decode runs on
@@ -197,7 +210,11 @@ StepGraph build_step_graph(const Scenario& s) {
         codec += cs.codec;
       } else if (dpg > 1 && par.zero_stage < 3) {
         const CollectiveOp op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-        t = model.dp_collective_time(op, Bytes(params * grad_elem));
+        t = model.dp_collective_time(op, Bytes(held.dense * grad_elem));
+        // Routed experts' gradients are reduced over the expert data-parallel group.
+        if (held.experts > 0 && edp > 1) {
+          t += model.expert_dp_collective_time(op, Bytes(held.experts * grad_elem));
+        }
       }
       if (tied_split && (role.has_embedding || role.has_head)) {
         // Megatron all-reduces the tied embedding's gradient between the first and last stage: every
@@ -250,15 +267,19 @@ StepGraph build_step_graph(const Scenario& s) {
       g.nodes.push_back(n);
     }
     // Optimizer on this rank's shard, then (ZeRO-1/2) all-gather of the updated low-precision weights.
-    const double shard = par.zero_stage >= 1 ? stage_params / dpg : stage_params;
+    const double shard = par.zero_stage >= 1 ? stage_params.dense / dpg + stage_params.experts / edp
+                                             : stage_params.total();
     Seconds opt =
         memory_pass_time(s.cluster.node.device, Bytes(shard * optimizer_bytes_per_param(tr))) + codec;
     if (par.zero_stage >= 1 && par.zero_stage < 3 && dpg > 1) {
-      const Seconds gather =
-          model.dp_collective_time(CollectiveOp::all_gather, Bytes(stage_params * weight_elem));
+      Seconds gather = model.dp_collective_time(CollectiveOp::all_gather, Bytes(stage_params.dense * weight_elem));
+      if (stage_params.experts > 0 && edp > 1) {
+        gather += model.expert_dp_collective_time(CollectiveOp::all_gather, Bytes(stage_params.experts * weight_elem));
+      }
       // With overlap the gather runs under the next step's forward except its first bucket.
-      opt += tr.overlap_grad_reduce ? gather * std::min(1.0, kBucketElements / std::max(1.0, stage_params))
-                                    : gather;
+      opt += tr.overlap_grad_reduce
+                 ? gather * std::min(1.0, kBucketElements / std::max(1.0, stage_params.total()))
+                 : gather;
     }
     StepNode n;
     n.kind = NodeKind::optimizer;

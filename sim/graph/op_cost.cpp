@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <cmath>
+
+#include "models/moe_load.hpp"
 #include "models/roofline.hpp"
 #include "sim/collectives/compressed_sync.hpp"
 
@@ -14,6 +17,7 @@ OpCost& OpCost::operator+=(const OpCost& o) {
   tp_comm += o.tp_comm;
   cp_comm += o.cp_comm;
   dp_comm += o.dp_comm;
+  ep_comm += o.ep_comm;
   overlap_slowdown += o.overlap_slowdown;
   model_flops += o.model_flops;
   hardware_flops += o.hardware_flops;
@@ -28,6 +32,7 @@ OpCost operator*(const OpCost& c, double k) {
   r.tp_comm = c.tp_comm * k;
   r.cp_comm = c.cp_comm * k;
   r.dp_comm = c.dp_comm * k;
+  r.ep_comm = c.ep_comm * k;
   r.overlap_slowdown = c.overlap_slowdown * k;
   r.model_flops = c.model_flops * k;
   r.hardware_flops = c.hardware_flops * k;
@@ -88,6 +93,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   const TrainingSpec& tr = s.training;
   const DeviceSpec& dev = s.cluster.node.device;
   const Precision prec = tr.precision;
+  const TransformerSpec& m = s.model;
 
   shape_.micro_batch = tr.micro_batch;
   shape_.seq_len = tr.seq_len;
@@ -98,104 +104,113 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.precision = prec;
   shape_.fp8_attention = tr.fp8_attention;
   shape_.microbatches = std::max(1, tr.microbatches(par.dp));
+  shape_.ep = par.ep;
+  shape_.etp = par.etp;
+  shape_.moe_load = moe_rank_load(m.moe, par.ep);
   topo_ = TopologyCollectives::of(s.cluster);
   const TopologyCollectives& topo = *topo_;
   // Megatron rank order: tp fastest, then cp, then dp, then pp. Every group of a kind runs at once:
   // the stage's dp·cp TP groups, the tp CP rings of one DP replica, the tp DP groups of the stage.
+  const int stage_ranks = par.tp * par.cp * par.dp;
   tp_groups_ = {.size = par.tp, .stride = 1, .first = 0, .count = par.dp * par.cp, .group_stride = par.tp};
   cp_groups_ = {.size = par.cp, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1};
   dp_groups_ = dp_groups(par);
   dp_choice_ = dp_choice(par);
+  // Megatron-Core's expert layout inside the stage's ranks: etp fastest, then ep, then expert-DP. With
+  // etp = 1 every EP group of the stage runs at once; with etp > 1 the etp EP groups of one ep·etp
+  // block (other blocks repeat it on other ranks).
+  const int edp = std::max(1, stage_ranks / (par.ep * par.etp));
+  ep_groups_ = par.etp == 1
+                   ? ConcurrentGroups{.size = par.ep, .stride = 1, .first = 0, .count = edp, .group_stride = par.ep}
+                   : ConcurrentGroups{.size = par.ep, .stride = par.etp, .first = 0, .count = par.etp, .group_stride = 1};
+  etp_groups_ = {.size = par.etp, .stride = 1, .first = 0, .count = stage_ranks / par.etp, .group_stride = par.etp};
+  edp_groups_ = {.size = edp, .stride = par.ep * par.etp, .first = 0, .count = par.ep * par.etp, .group_stride = 1};
   const auto tp_time = [&](CollectiveOp op, Bytes b) { return topo.time(op, b, tp_groups_); };
 
-  const TransformerSpec& m = s.model;
   const double e = bytes_per_element(prec) < 2.0 ? 2.0 : bytes_per_element(prec);
   const double tokens = static_cast<double>(tr.micro_batch) * tr.seq_len / par.cp;
   const Bytes act_bytes(tokens * m.hidden * e);
 
   // --- tensor-parallel collectives of one layer pass: 2 all-reduces, or 2 all-gathers + 2 reduce-scatters
-  Seconds tp_layer(0);
   if (par.tp > 1) {
     if (par.sequence_parallel) {
-      tp_layer = 2.0 * (tp_time(CollectiveOp::all_gather, act_bytes) +
-                        tp_time(CollectiveOp::reduce_scatter, act_bytes));
+      tp_layer_ = 2.0 * (tp_time(CollectiveOp::all_gather, act_bytes) +
+                         tp_time(CollectiveOp::reduce_scatter, act_bytes));
     } else {
-      tp_layer = 2.0 * tp_time(CollectiveOp::all_reduce, act_bytes);
+      tp_layer_ = 2.0 * tp_time(CollectiveOp::all_reduce, act_bytes);
     }
   }
 
   // --- context parallelism: ring exchange of K/V blocks (cp − 1 steps) under the attention kernels
-  Seconds cp_layer(0);
   if (par.cp > 1) {
-    const double kv_local = std::max(1.0, static_cast<double>(m.kv_heads) / par.tp) * m.head_dim();
-    const Bytes kv_block(2.0 * tokens * kv_local * e);
+    const double kv_local = std::max(1.0, static_cast<double>(m.kv_heads) / par.tp) *
+                            (static_cast<double>(m.head_dim()) + m.v_head_dim());
+    const Bytes kv_block(tokens * kv_local * e);
     // One ring step: every CP rank sends its block to the next one at once (direct send/recv).
-    cp_layer = (par.cp - 1) * topo.time(CollectiveOp::send_recv, kv_block, cp_groups_);
+    cp_layer_ = (par.cp - 1) * topo.time(CollectiveOp::send_recv, kv_block, cp_groups_);
   }
 
-  // --- ZeRO-3 / FSDP: gather the layer's parameters before each pass, scatter its gradients after
+  // --- ZeRO-3 / FSDP: gather the layer's parameters before each pass, scatter its gradients after. A
+  // MoE layer gathers its routed experts over the expert data-parallel group.
   const ParameterCount pc = parameter_count(m);
-  const Bytes layer_param_bytes(pc.per_layer / par.tp * e);
-  const Bytes layer_grad_bytes(pc.per_layer / par.tp * bytes_per_element(tr.gradient_precision));
-  Seconds fsdp_gather(0), fsdp_scatter(0);
+  const double grad_e = bytes_per_element(tr.gradient_precision);
   if (par.zero_stage >= 3 && dp_groups_.size > 1) {
-    fsdp_gather = dp_collective_time(CollectiveOp::all_gather, layer_param_bytes);
-    fsdp_scatter = dp_collective_time(CollectiveOp::reduce_scatter, layer_grad_bytes);
+    fsdp_gather_ = dp_collective_time(CollectiveOp::all_gather, Bytes(pc.per_layer / par.tp * e));
+    fsdp_scatter_ = dp_collective_time(CollectiveOp::reduce_scatter, Bytes(pc.per_layer / par.tp * grad_e));
+    if (m.moe.enabled()) {
+      const double experts = pc.moe_layer_experts / (par.ep * par.etp);
+      fsdp_moe_gather_ = dp_collective_time(CollectiveOp::all_gather, Bytes(pc.moe_layer_shared / par.tp * e)) +
+                         expert_dp_collective_time(CollectiveOp::all_gather, Bytes(experts * e));
+      fsdp_moe_scatter_ =
+          dp_collective_time(CollectiveOp::reduce_scatter, Bytes(pc.moe_layer_shared / par.tp * grad_e)) +
+          expert_dp_collective_time(CollectiveOp::reduce_scatter, Bytes(experts * grad_e));
+    }
   }
 
-  const BytesPerSecond tp_bw = group_bandwidth(tp_groups_, s.cluster);
-  const BytesPerSecond cp_bw = group_bandwidth(cp_groups_, s.cluster);
+  // --- MoE token dispatch and combine: one all-to-all each per layer pass over the EP group, S = the
+  // rank's routed tokens x top_k x hidden (each token copy goes to the rank of its expert). With node-
+  // limited routing across nodes (DeepSeek-V3 §3.2.2) a token crosses the network once per target node
+  // (to the same-index GPU there) and fans out over NVLink; the two run pipelined, so the dispatch takes
+  // the longer of the two. Expert-TP (etp > 1) all-gathers the received tokens in the ETP group before
+  // the experts and reduce-scatters their outputs after. The busiest rank receives moe_load x the mean.
+  if (m.moe.enabled() && (par.ep > 1 || par.etp > 1)) {
+    const MoeSpec& x = m.moe;
+    const double routed = tokens / par.tp;  // sequence-parallel shard routed by this rank
+    const double dispatch_e = x.fp8_dispatch ? 1.0 : e;
+    const double copies = routed * x.top_k;
+    const NodeSpec& node = s.cluster.node;
+    const int per_node = std::max(1, node.devices_per_node);
+    const int span = par.ep * par.etp;  // consecutive ranks one EP group spans
+    const int nodes = span > per_node ? span / per_node : 1;
+    const auto a2a = [&](double elem_bytes) {
+      if (par.ep <= 1) return Seconds(0);
+      if (x.max_nodes_per_token > 0 && nodes > 1 && per_node % par.etp == 0) {
+        const double n = nodes;
+        const double distinct = std::min<double>(x.max_nodes_per_token, n * (1.0 - std::pow(1.0 - 1.0 / n, x.top_k)));
+        const double remote = distinct * (n - 1.0) / n;  // target nodes other than the token's own
+        const ConcurrentGroups rails{.size = nodes, .stride = per_node, .first = 0, .count = per_node, .group_stride = 1};
+        const Seconds network = topo.time(CollectiveOp::all_to_all, Bytes(routed * remote * m.hidden * elem_bytes * n / (n - 1.0)), rails);
+        const ConcurrentGroups in_node{.size = per_node / par.etp, .stride = par.etp, .first = 0, .count = par.etp, .group_stride = 1};
+        const Seconds fan_out = topo.time(CollectiveOp::all_to_all, Bytes(copies * m.hidden * elem_bytes), in_node);
+        return max(network, fan_out);
+      }
+      return topo.time(CollectiveOp::all_to_all, Bytes(copies * m.hidden * elem_bytes), ep_groups_);
+    };
+    moe_dispatch_ = shape_.moe_load * (a2a(dispatch_e) + a2a(e)) / 2.0;
+    if (par.etp > 1) {
+      const Bytes gathered(copies * par.etp * m.hidden * e * shape_.moe_load);
+      moe_etp_ = topo.time(CollectiveOp::all_gather, gathered, etp_groups_) +
+                 topo.time(CollectiveOp::reduce_scatter, gathered, etp_groups_);
+    }
+  }
+
+  tp_bw_ = group_bandwidth(tp_groups_, s.cluster);
+  cp_bw_ = group_bandwidth(cp_groups_, s.cluster);
+  ep_bw_ = group_bandwidth(ep_groups_, s.cluster);
   dp_bandwidth_ = group_bandwidth(dp_groups_, s.cluster);
 
-  const LayerKernels fwd = layer_forward_kernels(m, shape_);
-  const OpCost layer_kernels_fwd = from_kernels(dev, fwd);
-  layer_fwd_ = layer_kernels_fwd;
-  const Seconds attention_fwd = kernels_time(dev, attention_core_only(fwd)).total;
-  if (par.tp_comm_overlap) {
-    hide(layer_fwd_, layer_fwd_.tp_comm, tp_layer, layer_kernels_fwd.compute_bound, dev, tp_bw);
-  } else {
-    layer_fwd_.tp_comm = tp_layer;
-  }
-  hide(layer_fwd_, layer_fwd_.cp_comm, cp_layer, attention_fwd, dev, cp_bw);
-  const OpCost layer_fwd_no_fsdp = layer_fwd_;
-  hide(layer_fwd_, layer_fwd_.dp_comm, fsdp_gather, layer_kernels_fwd.compute, dev, dp_bandwidth_);
-
-  // Recomputation before the backward pass.
-  layer_recompute_ = OpCost{};
-  if (tr.recompute == Recompute::full) {
-    // ZeRO-3/FSDP release a layer's gathered parameters after every forward, the recomputation
-    // included, so the backward gathers them again (charged in backward_part below).
-    layer_recompute_ = layer_fwd_no_fsdp;
-    layer_recompute_.model_flops = Flops(0);
-    layer_recompute_.hardware_flops = layer_fwd_.model_flops;
-  } else if (tr.recompute == Recompute::selective && !tr.flash_attention) {
-    const LayerKernels core = attention_core_only(fwd);
-    layer_recompute_ = from_kernels(dev, core);
-    layer_recompute_.hardware_flops = layer_recompute_.model_flops;
-    layer_recompute_.model_flops = Flops(0);
-  }
-  layer_recompute_.recompute = layer_recompute_.compute;
-
-  const auto backward_part = [&](bool input, bool weight) {
-    OpCost c = from_kernels(dev, layer_backward_kernels(m, shape_, input, weight));
-    const OpCost kernels = c;
-    if (input) {
-      if (par.tp_comm_overlap) {
-        hide(c, c.tp_comm, tp_layer, kernels.compute_bound, dev, tp_bw);
-      } else {
-        c.tp_comm = tp_layer;
-      }
-      hide(c, c.cp_comm, 2.0 * cp_layer, Seconds(2.5 * attention_fwd.value()), dev, cp_bw);
-      c += layer_recompute_;
-    }
-    const double gathers = tr.recompute == Recompute::full ? 2.0 : 1.0;  // recompute forward + backward
-    const Seconds fsdp = (input ? fsdp_gather * gathers : Seconds(0)) + (weight ? fsdp_scatter : Seconds(0));
-    hide(c, c.dp_comm, fsdp, c.compute, dev, dp_bandwidth_);
-    return c;
-  };
-  layer_bwd_ = backward_part(true, true);
-  layer_bwd_input_ = backward_part(true, false);
-  layer_bwd_weight_ = backward_part(false, true);
+  dense_ = layer_costs(LayerKind::dense);
+  if (m.moe.enabled()) moe_ = layer_costs(LayerKind::moe);
 
   // --- embedding (first virtual stage) and LM head + loss (last virtual stage)
   embed_fwd_ = from_kernels(dev, embedding_forward_kernels(m, shape_));
@@ -224,7 +239,6 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   // --- pipeline point-to-point: each TP rank sends its 1/t slice (scatter/gather optimisation,
   // Narayanan et al. SC'21 §4.1); without sequence parallelism the receiver all-gathers it over NVLink.
   if (par.pp > 1) {
-    const int stage_ranks = par.tp * par.cp * par.dp;
     const Bytes slice = act_bytes / static_cast<double>(par.tp);
     // Every rank of a stage hands its slice to its peer in the next stage at the same time.
     p2p_ = topo.time(CollectiveOp::send_recv, slice,
@@ -235,17 +249,106 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   }
 }
 
+OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
+  const ParallelismSpec& par = s_.parallelism;
+  const TrainingSpec& tr = s_.training;
+  const DeviceSpec& dev = s_.cluster.node.device;
+  const TransformerSpec& m = s_.model;
+  const bool moe = kind == LayerKind::moe;
+  const Seconds fsdp_gather = moe ? fsdp_moe_gather_ : fsdp_gather_;
+  const Seconds fsdp_scatter = moe ? fsdp_moe_scatter_ : fsdp_scatter_;
+  // Dispatch + combine (+ expert-TP gather and scatter) of one pass; the backward moves the same bytes.
+  const Seconds ep_pass = moe ? 2.0 * moe_dispatch_ + moe_etp_ : Seconds(0);
+
+  const LayerKernels fwd = layer_forward_kernels(m, shape_, kind);
+  const OpCost kernels_fwd = from_kernels(dev, fwd);
+  // What the MoE all-to-alls may hide under: the shared experts' kernels or the whole pass.
+  const auto ep_window = [&](const LayerKernels& ks, const OpCost& all) {
+    if (par.moe_overlap == MoeOverlap::compute) return all.compute;
+    if (par.moe_overlap != MoeOverlap::shared_expert) return Seconds(0);
+    LayerKernels shared;
+    for (const Kernel& k : ks) {
+      if (k.name == "shared_fc1" || k.name == "shared_fc2" || k.name == "swiglu" || k.name == "gelu") shared.add(k);
+    }
+    return kernels_time(dev, shared).total;
+  };
+  LayerCosts c;
+  c.fwd = kernels_fwd;
+  const Seconds attention_fwd = kernels_time(dev, attention_core_only(fwd)).total;
+  if (par.tp_comm_overlap) {
+    hide(c.fwd, c.fwd.tp_comm, tp_layer_, kernels_fwd.compute_bound, dev, tp_bw_);
+  } else {
+    c.fwd.tp_comm = tp_layer_;
+  }
+  hide(c.fwd, c.fwd.cp_comm, cp_layer_, attention_fwd, dev, cp_bw_);
+  if (ep_pass.value() > 0) hide(c.fwd, c.fwd.ep_comm, ep_pass, ep_window(fwd, kernels_fwd), dev, ep_bw_);
+  const OpCost fwd_no_fsdp = c.fwd;
+  hide(c.fwd, c.fwd.dp_comm, fsdp_gather, kernels_fwd.compute, dev, dp_bandwidth_);
+
+  // Recomputation before the backward pass.
+  OpCost recompute;
+  if (tr.recompute == Recompute::full) {
+    // ZeRO-3/FSDP release a layer's gathered parameters after every forward, the recomputation
+    // included, so the backward gathers them again (charged in backward_part below). A MoE layer's
+    // recomputation dispatches and combines its tokens again.
+    recompute = fwd_no_fsdp;
+    recompute.model_flops = Flops(0);
+    recompute.hardware_flops = c.fwd.model_flops;
+  } else if (tr.recompute == Recompute::selective && !tr.flash_attention) {
+    const LayerKernels core = attention_core_only(fwd);
+    recompute = from_kernels(dev, core);
+    recompute.hardware_flops = recompute.model_flops;
+    recompute.model_flops = Flops(0);
+  }
+  recompute.recompute = recompute.compute;
+
+  const auto backward_part = [&](bool input, bool weight) {
+    const LayerKernels ks = layer_backward_kernels(m, shape_, input, weight, kind);
+    OpCost b = from_kernels(dev, ks);
+    const OpCost kernels = b;
+    if (input) {
+      if (par.tp_comm_overlap) {
+        hide(b, b.tp_comm, tp_layer_, kernels.compute_bound, dev, tp_bw_);
+      } else {
+        b.tp_comm = tp_layer_;
+      }
+      hide(b, b.cp_comm, 2.0 * cp_layer_, Seconds(2.5 * attention_fwd.value()), dev, cp_bw_);
+      if (ep_pass.value() > 0) hide(b, b.ep_comm, ep_pass, ep_window(ks, kernels), dev, ep_bw_);
+      b += recompute;
+    }
+    const double gathers = tr.recompute == Recompute::full ? 2.0 : 1.0;  // recompute forward + backward
+    const Seconds fsdp = (input ? fsdp_gather * gathers : Seconds(0)) + (weight ? fsdp_scatter : Seconds(0));
+    hide(b, b.dp_comm, fsdp, b.compute, dev, dp_bandwidth_);
+    return b;
+  };
+  c.bwd = backward_part(true, true);
+  c.bwd_input = backward_part(true, false);
+  c.bwd_weight = backward_part(false, true);
+  return c;
+}
+
 Seconds OpCostModel::dp_collective_time(CollectiveOp op, Bytes bytes) const {
   return topo_->time(op, bytes, dp_groups_, dp_choice_);
 }
 
+Seconds OpCostModel::expert_dp_collective_time(CollectiveOp op, Bytes bytes) const {
+  return topo_->time(op, bytes, edp_groups_, dp_choice_);
+}
+
 ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
   ChunkCosts c;
-  const double l = role.layers;
-  c.forward = layer_fwd_ * l;
-  c.backward = layer_bwd_ * l;
-  c.backward_input = layer_bwd_input_ * l;
-  c.backward_weight = layer_bwd_weight_ * l;
+  const double dense = role.layers - role.moe_layers;
+  c.forward = dense_.fwd * dense;
+  c.backward = dense_.bwd * dense;
+  c.backward_input = dense_.bwd_input * dense;
+  c.backward_weight = dense_.bwd_weight * dense;
+  if (role.moe_layers > 0) {
+    const double moe = role.moe_layers;
+    c.forward += moe_.fwd * moe;
+    c.backward += moe_.bwd * moe;
+    c.backward_input += moe_.bwd_input * moe;
+    c.backward_weight += moe_.bwd_weight * moe;
+  }
   if (role.has_embedding) {
     c.forward += embed_fwd_;
     c.backward += embed_bwd_;

@@ -19,11 +19,12 @@ struct OpCost {
   Seconds tp_comm{0};        // tensor-parallel collectives not hidden under GEMMs
   Seconds cp_comm{0};        // context-parallel K/V exchange not hidden under attention
   Seconds dp_comm{0};        // per-op ZeRO-3/FSDP parameter gathers and gradient scatters not hidden
+  Seconds ep_comm{0};        // MoE dispatch/combine all-to-alls (and expert-TP gathers) not hidden
   Seconds overlap_slowdown{0};  // part of `compute`: kernels slowed by collectives running under them
   Flops model_flops{0};      // counted for MFU (no recomputation)
   Flops hardware_flops{0};   // model FLOPs + recomputed FLOPs (HFU convention)
 
-  [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm; }
+  [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm + ep_comm; }
   OpCost& operator+=(const OpCost& o);
   friend OpCost operator*(const OpCost& c, double k);
 };
@@ -31,6 +32,7 @@ struct OpCost {
 /// Which pieces a chunk holds besides its transformer layers.
 struct ChunkRole {
   int layers = 0;
+  int moe_layers = 0;          // of `layers`, how many are mixture-of-experts layers
   bool has_embedding = false;  // first virtual stage
   bool has_head = false;       // last virtual stage
 };
@@ -58,15 +60,31 @@ class OpCostModel {
   /// cluster's topology, the stage's tp DP groups running at once, with the scenario's DP collective
   /// (parallelism.dp_collective).
   [[nodiscard]] Seconds dp_collective_time(CollectiveOp op, Bytes bytes) const;
+  /// The same on the stage's expert data-parallel groups (ranks holding the same experts: tp·cp·dp /
+  /// (ep·etp) ranks, stride ep·etp), which reduce the routed experts' gradients.
+  [[nodiscard]] Seconds expert_dp_collective_time(CollectiveOp op, Bytes bytes) const;
+  /// All-to-all time of one MoE dispatch (or combine) per layer pass, before overlap, on the busiest
+  /// EP rank (moe_load x the mean); 0 for dense models.
+  [[nodiscard]] Seconds moe_dispatch_time() const { return moe_dispatch_; }
+  /// Token load of the busiest expert-parallel rank over the mean (1 for dense models).
+  [[nodiscard]] double moe_load() const { return shape_.moe_load; }
   /// The collective model of the cluster's topology (explicit or derived; topology_collectives.hpp).
   [[nodiscard]] const TopologyCollectives& topology() const { return *topo_; }
 
  private:
   const Scenario& s_;
   LayerShape shape_;
-  ConcurrentGroups tp_groups_, cp_groups_, dp_groups_;
+  struct LayerCosts {
+    OpCost fwd, bwd, bwd_input, bwd_weight;
+  };
+  [[nodiscard]] LayerCosts layer_costs(LayerKind kind) const;
+
+  ConcurrentGroups tp_groups_, cp_groups_, dp_groups_, ep_groups_, etp_groups_, edp_groups_;
   CollectiveChoice dp_choice_;
-  OpCost layer_fwd_, layer_bwd_, layer_bwd_input_, layer_bwd_weight_, layer_recompute_;
+  Seconds tp_layer_{0}, cp_layer_{0}, fsdp_gather_{0}, fsdp_scatter_{0}, fsdp_moe_gather_{0},
+      fsdp_moe_scatter_{0}, moe_dispatch_{0}, moe_etp_{0};
+  BytesPerSecond tp_bw_{0}, cp_bw_{0}, ep_bw_{0};
+  LayerCosts dense_, moe_;
   OpCost embed_fwd_, embed_bwd_, head_fwd_, head_bwd_input_, head_bwd_weight_;
   Seconds p2p_{0};
   BytesPerSecond dp_bandwidth_{0};

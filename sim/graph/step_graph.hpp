@@ -52,6 +52,10 @@ struct StepGraph {
   Flops model_flops_per_replica{0};
   Flops hardware_flops_per_replica{0};
   Seconds dp_comm_total{0};  // sum over stages of gradient-sync time (before overlap)
+  // Mixture-of-experts: one dispatch (or combine) all-to-all of one layer pass on the busiest EP rank,
+  // before overlap, and that rank's token load over the mean (0 and 1 for dense models).
+  Seconds moe_all_to_all{0};
+  double moe_load = 1.0;
 };
 
 /// Builds the step graph of a validated scenario (sim/config has checked that its schedule can be built).

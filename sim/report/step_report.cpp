@@ -77,6 +77,18 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
   j["critical_stage"] = r.critical_stage;
   j["collective_model"] = collective_model(r);
   if (!s.model.notes.empty()) j["model_notes"] = s.model.notes;
+  if (s.model.moe.enabled()) {
+    const ParallelismSpec& p = s.parallelism;
+    j["moe"] = {{"num_experts", s.model.moe.num_experts},
+                {"top_k", s.model.moe.top_k},
+                {"ep", p.ep},
+                {"etp", p.etp},
+                {"expert_dp", p.tp * p.cp * p.dp / (p.ep * p.etp)},
+                {"load_imbalance", r.graph ? r.graph->moe_load : 1.0},
+                {"all_to_all_per_layer_pass_s", r.graph ? r.graph->moe_all_to_all.value() : 0.0},
+                {"total_parameters", parameter_count(s.model).total()},
+                {"active_parameters", active_parameters(s.model)}};
+  }
   nlohmann::json stages = nlohmann::json::array();
   for (const StageSummary& st : r.stages) {
     stages.push_back({{"compute_s", st.compute.value()},
@@ -86,6 +98,7 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
                       {"cp_exposed_s", st.cp_exposed.value()},
                       {"pp_exposed_s", st.pp_exposed.value()},
                       {"dp_exposed_s", st.dp_exposed.value()},
+                      {"ep_exposed_s", st.ep_exposed.value()},
                       {"optimizer_s", st.optimizer.value()},
                       {"bubble_s", st.bubble.value()},
                       {"end_s", st.end.value()},
@@ -114,13 +127,23 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   out += "inputs\n";
   line("model",
        fmt::format("{} ({} layers, hidden {}, {} heads, {:.1f} B parameters)", s.model.name, s.model.layers,
-                   s.model.hidden, s.model.heads, parameter_count(s.model).total(s.model.layers) / 1e9));
+                   s.model.hidden, s.model.heads, parameter_count(s.model).total() / 1e9));
   for (const std::string& note : s.model.notes) line("  model note", note);
+  if (s.model.moe.enabled()) {
+    const MoeSpec& x = s.model.moe;
+    line("experts", fmt::format("{} routed (top-{}){}, {} of {} layers MoE, {:.1f} B active parameters",
+                                x.num_experts, x.top_k,
+                                x.shared_experts > 0 ? fmt::format(" + {} shared", x.shared_experts) : "",
+                                parameter_count(s.model).moe_layers, s.model.layers,
+                                active_parameters(s.model) / 1e9));
+  }
   line("cluster", fmt::format("{}: {} nodes x {} {} = {} devices", s.cluster.name, s.cluster.nodes,
                               s.cluster.node.devices_per_node, s.cluster.node.device.name, r.devices));
   line("parallelism",
-       fmt::format("TP {} PP {} DP {} CP {} VP {}{}, ZeRO {}, schedule {}", p.tp, p.pp, p.dp, p.cp, p.vp,
-                   p.sequence_parallel ? " +SP" : "", p.zero_stage, to_string(p.schedule)));
+       fmt::format("TP {} PP {} DP {} CP {} VP {}{}{}, ZeRO {}, schedule {}", p.tp, p.pp, p.dp, p.cp, p.vp,
+                   p.sequence_parallel ? " +SP" : "",
+                   s.model.moe.enabled() ? fmt::format(" EP {} ETP {}", p.ep, p.etp) : "", p.zero_stage,
+                   to_string(p.schedule)));
   const char* rc =
       t.recompute == Recompute::none ? "none" : (t.recompute == Recompute::selective ? "selective" : "full");
   line("batch", fmt::format("micro {} x {} micro-batches, global {} sequences of {} tokens", t.micro_batch,
@@ -164,6 +187,12 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   line("pipeline parallel", secs(r.comm_exposed.pp));
   line("data parallel", secs(r.comm_exposed.dp));
   line("context parallel", secs(r.comm_exposed.cp));
+  if (s.model.moe.enabled()) {
+    line("expert parallel (all-to-all)",
+         fmt::format("{} (one dispatch {} per layer pass on the busiest rank, expert load {:.2f} x mean)",
+                     secs(r.comm_exposed.ep), secs(r.graph ? r.graph->moe_all_to_all : Seconds(0)),
+                     r.graph ? r.graph->moe_load : 1.0));
+  }
   line("compute slowed by overlap",
        secs(r.stages[static_cast<std::size_t>(r.critical_stage)].overlap_slowdown));
   if (collective_model(r) == "topology") {

@@ -22,8 +22,17 @@
 
 namespace clustersim {
 
+/// What the MoE dispatch/combine all-to-alls overlap with: nothing (Megatron-Core's default alltoall
+/// dispatcher), the shared experts' compute (`moe_shared_expert_overlap`), or the compute of the op
+/// itself (DualPipe's paired forward/backward chunks; Megatron-Core's EP communication overlap).
+enum class MoeOverlap { none, shared_expert, compute };
+
 struct ParallelismSpec {
-  int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;  // tp*pp*dp*cp == devices
+  int tp = 1, pp = 1, dp = 1, cp = 1;  // tp*pp*dp*cp == devices
+  // Expert parallelism (Megatron-Core): inside a pipeline stage's tp·cp·dp ranks the routed experts are
+  // laid out etp fastest, then ep, then expert-data-parallel; ep·etp divides tp·cp·dp.
+  int ep = 1, etp = 1;
+  MoeOverlap moe_overlap = MoeOverlap::none;
   int vp = 1;                                  // interleaved chunks per pipeline rank (>1 only interleaved)
   bool sequence_parallel = false;              // Korthikanti 2022 sequence parallelism (needs tp > 1)
   int zero_stage = 0;                          // 0..3; FSDP is zero_stage 3
@@ -33,6 +42,9 @@ struct ParallelismSpec {
   // local ranks split the buffer over all its NICs) or one flat ring in which every rank moves the whole
   // buffer through its own NIC (`dp_collective: "flat-ring"`; docs/collectives.md).
   bool dp_flat_ring = false;
+  /// Transformer layers per virtual pipeline stage (pp·vp entries, virtual stage k = chunk·pp + stage,
+  /// summing to the model's layers); empty = layers / (pp·vp) each (`pipeline_layers`).
+  std::vector<int> pipeline_layers;
 };
 
 struct TrainingSpec {
@@ -59,6 +71,21 @@ struct FlowSettings {
   int leaf_nodes = 32;
   bool symmetry_reduction = true;
 };
+
+/// The transformer layers [first, first + count) of virtual pipeline stage k (k = chunk·pp + stage).
+struct LayerRange {
+  int first = 0;
+  int count = 0;
+};
+inline LayerRange virtual_stage_layers(const ParallelismSpec& p, int layers, int k) {
+  if (p.pipeline_layers.empty()) {
+    const int per = layers / (p.pp * p.vp);
+    return {k * per, per};
+  }
+  int first = 0;
+  for (int i = 0; i < k; ++i) first += p.pipeline_layers[static_cast<std::size_t>(i)];
+  return {first, p.pipeline_layers[static_cast<std::size_t>(k)]};
+}
 
 struct JobSpec;  // one job of a multi-job experiment (below)
 

@@ -152,7 +152,7 @@ TEST_CASE("the Adam step is a memory-bound pass over 38 bytes per parameter with
   s.parallelism.dp = 1;
   const StepGraph g = build_step_graph(s);
   const ParameterCount pc = parameter_count(s.model);
-  const double params = (pc.total(8)) / 8.0;
+  const double params = (pc.total()) / 8.0;
   for (const StepNode& n : g.nodes) {
     if (n.kind != NodeKind::optimizer) continue;
     CHECK(n.duration.value() ==

@@ -25,13 +25,16 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
   const int dpg = par.dp * par.cp;
   const ParameterCount pc = parameter_count(s.model);
   const int p = par.pp, v = par.vp;
-  const int layers_per_chunk = s.model.layers / (p * v);
   sync_.resize(g.nodes.size());
   for (std::size_t id = 0; id < g.nodes.size(); ++id) {
     const StepNode& n = g.nodes[id];
     if (n.kind != NodeKind::dp_sync || dpg <= 1 || par.zero_stage >= 3) continue;
     const int k = n.chunk * p + n.stage;
-    double params = pc.per_layer * layers_per_chunk;
+    // The TP-sharded part replays as flows on the DP group; a MoE chunk's routed experts, reduced over
+    // the expert data-parallel group, stay in the node's timed remainder.
+    const LayerRange lr = virtual_stage_layers(par, s.model.layers, k);
+    const int moe = s.model.moe_layers_in(lr.first, lr.first + lr.count);
+    double params = pc.per_layer * (lr.count - moe) + pc.moe_layer_shared * moe;
     if (k == 0) params += pc.embedding;
     if (k == p * v - 1) params += pc.head;
     params /= par.tp;
