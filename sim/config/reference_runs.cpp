@@ -370,7 +370,6 @@ class Builder {
     } else {
       return no_profile_reason("parallelism.schedule");
     }
-    if (sched == "dualpipe") return std::string("DualPipe schedule is not modelled");
     if (sched == "zb") {
       assume("schedule zb read as ZB-H1 (the zero-bubble schedule the simulator has)");
       par_["schedule"] = "zb-h1";

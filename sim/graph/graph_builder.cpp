@@ -109,20 +109,21 @@ StepGraph build_step_graph(const Scenario& s) {
   const ParallelismSpec& par = s.parallelism;
   const TrainingSpec& tr = s.training;
   StepGraph g;
-  g.schedule = ScheduleSpec{par.schedule, par.pp, tr.microbatches(par.dp), par.vp};
+  g.schedule = schedule_spec(par.schedule, par.pp, tr.microbatches(par.dp), par.vp);
   CS_ASSERT(is_valid(g.schedule), "sim/config checks the pipeline schedule (cross_checks.cpp)");
-  const int p = par.pp, v = par.vp, m = g.schedule.microbatches;
+  const int p = par.pp, v = g.schedule.chunks, m = g.schedule.microbatches;
+  const int mc = chunk_microbatches(g.schedule);  // microbatches through each chunk: m/2 with dualpipe
   const OpCostModel model(s);
   g.p2p_time = model.p2p_time();
-  const int layers_per_chunk = s.model.layers / (p * v);
+  const int layers_per_chunk = s.model.layers / virtual_stage_count(g.schedule);
 
   // Costs per (stage, chunk): the first and last virtual stages carry embedding / head.
   std::vector<ChunkRole> roles(static_cast<std::size_t>(p * v));
   std::vector<int> cost_base(static_cast<std::size_t>(p * v));
   for (int st = 0; st < p; ++st) {
     for (int c = 0; c < v; ++c) {
-      const int k = c * p + st;
-      ChunkRole role{layers_per_chunk, k == 0, k == p * v - 1};
+      const int k = virtual_stage(g.schedule, st, c);
+      ChunkRole role{layers_per_chunk, k == 0, k == virtual_stage_count(g.schedule) - 1};
       roles[static_cast<std::size_t>(st * v + c)] = role;
       const ChunkCosts cc = model.chunk_costs(role);
       cost_base[static_cast<std::size_t>(st * v + c)] = static_cast<int>(g.costs.size());
@@ -130,8 +131,8 @@ StepGraph build_step_graph(const Scenario& s) {
       g.costs.push_back(cc.backward);
       g.costs.push_back(cc.backward_input);
       g.costs.push_back(cc.backward_weight);
-      g.model_flops_per_replica += (cc.forward.model_flops + cc.backward.model_flops) * m;
-      g.hardware_flops_per_replica += (cc.forward.hardware_flops + cc.backward.hardware_flops) * m;
+      g.model_flops_per_replica += (cc.forward.model_flops + cc.backward.model_flops) * mc;
+      g.hardware_flops_per_replica += (cc.forward.hardware_flops + cc.backward.hardware_flops) * mc;
     }
   }
 

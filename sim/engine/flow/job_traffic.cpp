@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/transformer_cost.hpp"
+#include "schedules/pipeline_deps.hpp"
 #include "sim/collectives/compressed_sync.hpp"
 
 namespace clustersim::flow {
@@ -24,16 +25,15 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
   }
   const int dpg = par.dp * par.cp;
   const ParameterCount pc = parameter_count(s.model);
-  const int p = par.pp, v = par.vp;
-  const int layers_per_chunk = s.model.layers / (p * v);
+  const int layers_per_chunk = s.model.layers / virtual_stage_count(g.schedule);
   sync_.resize(g.nodes.size());
   for (std::size_t id = 0; id < g.nodes.size(); ++id) {
     const StepNode& n = g.nodes[id];
     if (n.kind != NodeKind::dp_sync || dpg <= 1 || par.zero_stage >= 3) continue;
-    const int k = n.chunk * p + n.stage;
+    const int k = virtual_stage(g.schedule, n.stage, n.chunk);
     double params = pc.per_layer * layers_per_chunk;
     if (k == 0) params += pc.embedding;
-    if (k == p * v - 1) params += pc.head;
+    if (k == virtual_stage_count(g.schedule) - 1) params += pc.head;
     params /= par.tp;
     GradientSync& gs = sync_[id];
     gs.flows = true;
