@@ -121,6 +121,20 @@ TEST_CASE("dualpipe follows the reference's eight steps (p=4, m=8), mirrored on 
         "B7.c1 W7.c1");
 }
 
+TEST_CASE(
+    "dualpipe starts stages 0 and 7 as the reference README's / report's Fig. 5 (p=8, m=20) draws them") {
+  // Device 0: forwards 0..6, a reverse forward, three rounds of reverse B, W, F, then F7 paired with a
+  // reverse B. Device 7, its mirror: seven reverse forwards, then F0 B0 W0 F1 B1 W1 F2 B2 W2 F3.
+  const auto s = build_schedule(dualpipe(8, 20));
+  const auto prefix = [](const std::vector<PipelineOp>& ops, std::size_t n) {
+    return listing(std::vector<PipelineOp>(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(n)));
+  };
+  CHECK(
+      prefix(s[0], 19) ==
+      "F0 F1 F2 F3 F4 F5 F6 F10.c1 B10.c1 W10.c1 F11.c1 B11.c1 W11.c1 F12.c1 B12.c1 W12.c1 F13.c1 F7 B13.c1");
+  CHECK(prefix(s[7], 17) == "F10.c1 F11.c1 F12.c1 F13.c1 F14.c1 F15.c1 F16.c1 F0 B0 W0 F1 B1 W1 F2 B2 W2 F3");
+}
+
 TEST_CASE("dualpipe warms up with p forwards, p + 1 on the two middle stages") {
   for (int p : {2, 4, 8}) {
     for (int s = 0; s < p; ++s) {
