@@ -203,8 +203,9 @@ void add_moe(LayerKernels& k, const TransformerSpec& m, const LayerShape& s, con
   const double load = std::max(1.0, s.moe_load);
   const double fl = static_cast<double>(e.ffn_hidden) / s.etp;
   const double w_in = m.mlp == MlpKind::swiglu ? 2.0 * fl : fl;
-  Kernel router = gemm("router", tm, e.num_experts, d.h, d.head, 4.0);
-  k.add(router);
+  // The router's T/t x E x h product is a skinny GEMM (E columns) that runs at memory speed: reading the
+  // tokens dominates (a 128-wide tile would waste most of its columns), so it is costed by its bytes.
+  k.add(elementwise("router", d.e * tm * d.h + d.e * d.h * e.num_experts + 4.0 * tm * e.num_experts));
   k.add(elementwise("router_topk", tm * e.num_experts * 4.0 * 3.0));
   k.add(elementwise("permute", d.e * tm * d.h * (1.0 + e.top_k)));
   add_expert_gemm(k, "expert_fc1", recv / experts_l, load, w_in, d.h, experts_l, d);

@@ -28,7 +28,12 @@ void require_op(const ScheduleSpec& spec, const PipelineOp& op) {
                                 std::to_string(spec.microbatches) + ") or chunks [0, " +
                                 std::to_string(spec.chunks) + ")");
   }
-  const bool split = spec.kind == ScheduleKind::zero_bubble_h1;
+  if (spec.kind == ScheduleKind::dualpipe && op.chunk != op.microbatch / (spec.microbatches / 2)) {
+    throw std::invalid_argument("data_dependency: dualpipe runs microbatch " + std::to_string(op.microbatch) +
+                                " on chunk " + std::to_string(op.microbatch / (spec.microbatches / 2)) +
+                                " only (op " + to_string(op) + ")");
+  }
+  const bool split = splits_backward(spec.kind);
   const bool split_kind = op.kind == OpKind::backward_input || op.kind == OpKind::backward_weight;
   if (op.kind != OpKind::forward && split != split_kind) {
     throw std::invalid_argument("data_dependency: " + std::string(to_string(spec.kind)) + " has no " +
@@ -47,7 +52,7 @@ std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const 
 int peak_inflight_activations(const ScheduleSpec& spec, int stage) {
   require_valid(spec, stage, "peak_inflight_activations");
   StageOpCursor cursor(spec, stage);
-  if (spec.kind != ScheduleKind::zero_bubble_h1) {
+  if (!splits_backward(spec.kind)) {
     // Fused backwards: the warm-up forwards, then steady F/B pairs, each forward holding one more set
     // until its backward; the cool-down only releases. Same count as the walk below, in O(1).
     const int warmup = cursor.warmup_forwards();

@@ -1,8 +1,11 @@
 // Dependency and lifetime rules between pipeline ops.
 //
-// Virtual stages: with v chunks per stage, chunk c on pipeline stage s is global virtual stage
-// k = c * p + s (round-robin chunk assignment, Narayanan et al. SC'21 Section 2.2.2); the model's layers
-// run through virtual stages 0 .. v*p-1 in order. Without interleaving k = s.
+// Virtual stages: the model's layers run through virtual stages 0 .. V-1 in order, each a slice of
+// layers / V layers. With v chunks per stage, chunk c on pipeline stage s is virtual stage k = c * p + s
+// (round-robin chunk assignment, Narayanan et al. SC'21 Section 2.2.2), V = v * p; without interleaving
+// k = s. DualPipe (two chunks per stage) maps chunk 0 on stage s to model stage s and chunk 1 to model
+// stage p-1-s, V = p: the forward direction (chunk 0) runs the model from stage 0 to p-1 and the reverse
+// direction (chunk 1) from stage p-1 to 0 (DeepSeek-AI 2024, arXiv:2412.19437 Section 3.2.1).
 //
 // Data dependencies (the op whose output an op consumes):
 //   forward  of mb on virtual stage k   <- forward of mb on k-1 (none for k = 0: it reads the batch)
@@ -10,6 +13,8 @@
 //                                          forward (the loss)
 //   backward_input on k                 <- backward_input of mb on k+1 (or own forward on the last)
 //   backward_weight                     <- backward_input of the same mb and chunk, same stage
+// In DualPipe "k-1" and "k+1" are taken in the chunk of the microbatch's direction, so a forward-direction
+// op reads from stage s-1 and a reverse-direction op from stage s+1.
 // Every backward also reads the activations its own forward stored; that forward always precedes it in
 // the stage's op order, so it is a same-stage ordering, not listed here.
 #pragma once
@@ -29,10 +34,25 @@ struct OpRef {
   friend bool operator==(const OpRef&, const OpRef&) = default;
 };
 
+/// The model stage (virtual stage) that `chunk` of pipeline stage `stage` computes: chunk * p + stage,
+/// or for dualpipe stage (chunk 0) and p-1-stage (chunk 1). No checks (callers pass a valid spec with
+/// 0 <= stage < p, 0 <= chunk < spec.chunks). O(1).
+inline int virtual_stage(const ScheduleSpec& spec, int stage, int chunk) {
+  if (spec.kind == ScheduleKind::dualpipe) return chunk == 0 ? stage : spec.stages - 1 - stage;
+  return chunk * spec.stages + stage;
+}
+
+/// Number of virtual stages the model's layers are divided into: v * p, or p for dualpipe (its two
+/// chunks per stage are two copies of the model, not a finer split). Each holds layers / this count.
+inline int virtual_stage_count(const ScheduleSpec& spec) {
+  return spec.kind == ScheduleKind::dualpipe ? spec.stages : spec.chunks * spec.stages;
+}
+
 /// The op whose output `op` (run on `stage`) consumes; std::nullopt for a forward of virtual stage 0.
 /// Preconditions (std::invalid_argument otherwise): is_valid(spec), 0 <= stage < p,
 /// 0 <= op.microbatch < m, 0 <= op.chunk < v, op.kind is a kind the schedule uses
-/// (backward_input/backward_weight only in zb-h1, backward only outside it). O(1), no allocation.
+/// (backward_input/backward_weight only in zb-h1 and dualpipe, backward only outside them); in dualpipe
+/// op.chunk is the microbatch's direction, op.microbatch / (m/2). O(1), no allocation.
 std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const PipelineOp& op);
 
 /// data_dependency() without its precondition checks, for callers that checked is_valid(spec) once and
@@ -41,6 +61,23 @@ std::optional<OpRef> data_dependency(const ScheduleSpec& spec, int stage, const 
 inline std::optional<OpRef> unchecked_data_dependency(const ScheduleSpec& spec, int stage,
                                                       const PipelineOp& op) {
   const int p = spec.stages;
+  if (spec.kind == ScheduleKind::dualpipe) {
+    // The neighbour in the microbatch's direction: stage s-1 feeds chunk 0's forward, s+1 chunk 1's.
+    const int upstream = op.chunk == 0 ? -1 : 1;
+    const int k = virtual_stage(spec, stage, op.chunk);
+    switch (op.kind) {
+      case OpKind::forward:
+        if (k == 0) return std::nullopt;
+        return OpRef{stage + upstream, op};
+      case OpKind::backward:
+      case OpKind::backward_input:
+        if (k == p - 1) return OpRef{stage, {OpKind::forward, op.microbatch, op.chunk}};
+        return OpRef{stage - upstream, op};
+      case OpKind::backward_weight:
+        return OpRef{stage, {OpKind::backward_input, op.microbatch, op.chunk}};
+    }
+    return std::nullopt;
+  }
   const int virtual_stage = op.chunk * p + stage;
   switch (op.kind) {
     case OpKind::forward: {

@@ -1,5 +1,6 @@
 #include "schedules/pipeline_schedule.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
@@ -16,9 +17,22 @@ bool known_kind(ScheduleKind k) {
     case ScheduleKind::one_f_one_b:
     case ScheduleKind::interleaved_1f1b:
     case ScheduleKind::zero_bubble_h1:
+    case ScheduleKind::dualpipe:
       return true;
   }
   return false;
+}
+
+bool chunks_allowed(const ScheduleSpec& s) {
+  if (s.kind == ScheduleKind::dualpipe) return s.chunks == 2;
+  return s.chunks == 1 || s.kind == ScheduleKind::interleaved_1f1b;
+}
+
+// DualPipe's reference implementation asserts an even number of ranks and an even number of
+// microbatches, at least twice the ranks (dualpipe.py, DualPipe.step).
+bool dualpipe_sizes_ok(const ScheduleSpec& s) {
+  return s.stages % 2 == 0 && s.microbatches % 2 == 0 &&
+         static_cast<std::int64_t>(s.microbatches) >= 2 * static_cast<std::int64_t>(s.stages);
 }
 
 // Per-stage op counts and global virtual-stage ids must stay within int.
@@ -41,7 +55,7 @@ std::vector<std::string> check(const ScheduleSpec& spec) {
   const std::string name = known_kind(spec.kind) ? std::string(to_string(spec.kind)) : "schedule";
   if (!known_kind(spec.kind)) {
     problems.push_back("unknown schedule kind " + std::to_string(static_cast<int>(spec.kind)) +
-                       " (expected gpipe, 1f1b, interleaved-1f1b or zb-h1)");
+                       " (expected gpipe, 1f1b, interleaved-1f1b, zb-h1 or dualpipe)");
   }
   if (spec.stages < 1)
     problems.push_back("stages must be at least 1 (got " + std::to_string(spec.stages) + ")");
@@ -50,9 +64,24 @@ std::vector<std::string> check(const ScheduleSpec& spec) {
   }
   if (spec.chunks < 1)
     problems.push_back("chunks must be at least 1 (got " + std::to_string(spec.chunks) + ")");
-  if (spec.chunks > 1 && spec.kind != ScheduleKind::interleaved_1f1b) {
+  const bool dualpipe = spec.kind == ScheduleKind::dualpipe;
+  if (dualpipe && spec.chunks >= 1 && spec.chunks != 2) {
+    problems.push_back("dualpipe holds exactly 2 chunks per stage, one per direction (got chunks = " +
+                       std::to_string(spec.chunks) + ")");
+  }
+  if (!dualpipe && spec.chunks > 1 && spec.kind != ScheduleKind::interleaved_1f1b) {
     problems.push_back("chunks > 1 needs interleaved-1f1b (got chunks = " + std::to_string(spec.chunks) +
                        " with " + name + ")");
+  }
+  if (dualpipe && spec.stages >= 1 && spec.stages % 2 != 0) {
+    problems.push_back("dualpipe needs an even number of stages (got " + std::to_string(spec.stages) +
+                       "): each stage pairs with stage p-1-s");
+  }
+  if (dualpipe && spec.stages >= 1 && spec.microbatches >= 1 && spec.stages % 2 == 0 &&
+      !dualpipe_sizes_ok(spec)) {
+    problems.push_back("dualpipe needs an even number of microbatches, at least 2 x stages = " +
+                       std::to_string(2 * static_cast<std::int64_t>(spec.stages)) + " (got " +
+                       std::to_string(spec.microbatches) + ")");
   }
   if (spec.kind == ScheduleKind::interleaved_1f1b && spec.stages >= 1 && spec.microbatches >= 1 &&
       spec.microbatches % spec.stages != 0) {
@@ -69,14 +98,26 @@ std::vector<std::string> check(const ScheduleSpec& spec) {
 
 bool is_valid(const ScheduleSpec& spec) {
   return known_kind(spec.kind) && spec.stages >= 1 && spec.microbatches >= 1 && spec.chunks >= 1 &&
-         (spec.chunks == 1 || spec.kind == ScheduleKind::interleaved_1f1b) &&
+         chunks_allowed(spec) &&
          (spec.kind != ScheduleKind::interleaved_1f1b || spec.microbatches % spec.stages == 0) &&
-         fits_int(spec);
+         (spec.kind != ScheduleKind::dualpipe || dualpipe_sizes_ok(spec)) && fits_int(spec);
+}
+
+ScheduleSpec schedule_spec(ScheduleKind kind, int stages, int microbatches, int interleaved_chunks) {
+  if (kind != ScheduleKind::dualpipe) return ScheduleSpec{kind, stages, microbatches, interleaved_chunks};
+  // Saturates instead of overflowing; check() then rejects any count other than 2.
+  const std::int64_t chunks =
+      std::min<std::int64_t>(2 * static_cast<std::int64_t>(interleaved_chunks), INT_MAX);
+  return ScheduleSpec{kind, stages, microbatches, static_cast<int>(chunks)};
+}
+
+bool splits_backward(ScheduleKind kind) {
+  return kind == ScheduleKind::zero_bubble_h1 || kind == ScheduleKind::dualpipe;
 }
 
 int ops_per_stage(const ScheduleSpec& spec) {
   if (!is_valid(spec)) throw_invalid(spec);
-  if (spec.kind == ScheduleKind::zero_bubble_h1) return 3 * spec.microbatches;
+  if (splits_backward(spec.kind)) return 3 * spec.microbatches;
   return 2 * spec.chunks * spec.microbatches;
 }
 

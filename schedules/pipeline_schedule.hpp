@@ -18,6 +18,12 @@
 //                     stage s runs its first s W's late, to fill the drain bubble, keeping 1F1B's
 //                     in-flight bound of p microbatches (Qi et al., ICLR 2024, Section 2.1, Fig. 3 top;
 //                     sail-sg/zero-bubble-pipeline-parallelism branch zb-h1-quick-start).
+//   dualpipe          two directions: microbatches 0..m/2-1 enter at stage 0 and run chunk 0 (model stage
+//                     s on stage s), microbatches m/2..m-1 enter at stage p-1 and run chunk 1 (model stage
+//                     p-1-s on stage s); backward split into B and W; the op order of the reference
+//                     implementation's eight steps, each overlapped F&B pair written as F then B
+//                     (DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437, Section 3.2.1,
+//                     Fig. 5, Table 2; github.com/deepseek-ai/DualPipe dualpipe/dualpipe.py).
 #pragma once
 
 #include <string>
@@ -32,25 +38,44 @@ struct ScheduleSpec {
   ScheduleKind kind = ScheduleKind::one_f_one_b;
   int stages = 1;        // p, pipeline-parallel degree
   int microbatches = 1;  // m, microbatches per optimizer step
-  int chunks = 1;        // v, model chunks per stage (> 1 only for interleaved-1f1b)
+  int chunks = 1;        // v, model chunks per stage (> 1 only for interleaved-1f1b; exactly 2 for dualpipe)
 };
+
+/// The spec of a schedule as a configuration states it: `interleaved_chunks` is the interleaved
+/// schedule's vp (1 otherwise). DualPipe holds two chunks per stage by construction (one per direction),
+/// so for it chunks = 2 * interleaved_chunks, which check() accepts only for interleaved_chunks = 1.
+/// Callers that build a spec from a configuration use this rather than setting `chunks` themselves.
+ScheduleSpec schedule_spec(ScheduleKind kind, int stages, int microbatches, int interleaved_chunks = 1);
+
+/// Microbatches that each (stage, chunk) runs a forward and a backward for: m, or m/2 for dualpipe
+/// (a chunk serves one direction's half). No checks. O(1).
+inline int chunk_microbatches(const ScheduleSpec& spec) {
+  return spec.kind == ScheduleKind::dualpipe ? spec.microbatches / 2 : spec.microbatches;
+}
+
+/// Whether the schedule splits each backward into backward_input (B) and backward_weight (W) ops
+/// (zb-h1, dualpipe) rather than running fused backwards.
+bool splits_backward(ScheduleKind kind);
 
 /// Checks the preconditions of every function in schedules/. Returns one human-readable sentence per
 /// problem (empty if the spec is valid), e.g. "interleaved-1f1b needs microbatches (6) divisible by
-/// stages (4)". Requirements: p, m, v >= 1; v > 1 only with interleaved-1f1b; interleaved-1f1b needs
-/// m divisible by p (Megatron-LM raises the same error when m % p != 0 with microbatch group size p);
-/// p * v and 3 * v * m fit in an int.
+/// stages (4)". Requirements: p, m, v >= 1; v > 1 only with interleaved-1f1b or dualpipe;
+/// interleaved-1f1b needs m divisible by p (Megatron-LM raises the same error when m % p != 0 with
+/// microbatch group size p); dualpipe needs v = 2, an even p and an even m >= 2p (the reference
+/// implementation asserts the last two); p * v and 3 * v * m fit in an int.
 std::vector<std::string> check(const ScheduleSpec& spec);
 
 /// True when check(spec) would be empty; allocation-free.
 bool is_valid(const ScheduleSpec& spec);
 
-/// Number of ops every stage runs: 2*v*m with a fused backward, 3*m for zb-h1.
+/// Number of ops every stage runs: 2*v*m with a fused backward, 3*m for zb-h1 and dualpipe (in dualpipe
+/// each microbatch passes each stage once, through the chunk of its direction).
 /// Precondition: is_valid(spec) (throws std::invalid_argument otherwise).
 int ops_per_stage(const ScheduleSpec& spec);
 
 /// Per-stage op order, index = pipeline stage 0..p-1. Each stage holds, for every (microbatch, chunk),
-/// exactly one forward and one backward (or one backward_input and one backward_weight).
+/// exactly one forward and one backward (or one backward_input and one backward_weight); in dualpipe
+/// only the pairs where the chunk is the microbatch's direction (chunk = microbatch / (m/2)).
 /// Throws std::invalid_argument, with the sentences of check(), if the spec is invalid.
 /// Cost: O(p * m * v); allocates only the result.
 std::vector<std::vector<PipelineOp>> build_schedule(const ScheduleSpec& spec);

@@ -8,13 +8,14 @@ std::string_view to_string(ScheduleKind k) {
     case ScheduleKind::one_f_one_b: return "1f1b";
     case ScheduleKind::interleaved_1f1b: return "interleaved-1f1b";
     case ScheduleKind::zero_bubble_h1: return "zb-h1";
+    case ScheduleKind::dualpipe: return "dualpipe";
   }
   return "1f1b";
 }
 
 std::optional<ScheduleKind> schedule_from_string(std::string_view s) {
   for (ScheduleKind k : {ScheduleKind::gpipe, ScheduleKind::one_f_one_b, ScheduleKind::interleaved_1f1b,
-                         ScheduleKind::zero_bubble_h1}) {
+                         ScheduleKind::zero_bubble_h1, ScheduleKind::dualpipe}) {
     if (s == to_string(k)) return k;
   }
   return std::nullopt;

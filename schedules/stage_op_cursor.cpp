@@ -21,8 +21,67 @@ int count_warmup_forwards(ScheduleKind kind, int p, int m, int v, int s) {
       return std::min(p - s - 1, m);
     case ScheduleKind::interleaved_1f1b:
       return std::min(2 * (p - s - 1) + (v - 1) * p, n);
+    case ScheduleKind::dualpipe:
+      // Steps 1 and 2 run p forwards; the two middle stages skip step 3 and start step 4 with one more.
+      return std::min(s, p - 1 - s) == p / 2 - 1 ? p + 1 : p;
   }
   return n;
+}
+
+// DualPipe (deepseek-ai/DualPipe, dualpipe.py, DualPipe.step): each step repeats one iteration of
+// tokens. Phases are the reference's local ones: on the first half of the stages phase 0 is the forward
+// direction (chunk 0) and phase 1 the reverse one (chunk 1); the second half swaps them. An overlapped
+// F&B pair is written as its F, then its B. A B that the reference runs without zero bubble computes its
+// weight gradient at once: here a B followed by its W.
+enum class DualToken : unsigned char {
+  f0,           // forward of phase 0
+  f1,           // forward of phase 1
+  b0_then_w,    // full backward of phase 0: B, then its W
+  b1_then_w,    // full backward of phase 1
+  b0_deferred,  // B of phase 0 whose W joins the FIFO of deferred W's
+  b1_deferred,  // B of phase 1, W deferred
+  b1_step6,     // step 6: B of phase 1, W deferred for the last h+1 of the step's 2(h+1) B's
+  b0_step6,     // step 6: B of phase 0, likewise
+  weight,       // the oldest deferred W
+};
+
+struct DualStep {
+  int tokens;
+  DualToken token[4];
+};
+
+// Index = step 1..8 of the reference (entry 0 unused).
+constexpr DualStep kDualSteps[9] = {
+    {0, {}},
+    {1, {DualToken::f0}},                                                             // 1: nF0
+    {2, {DualToken::f0, DualToken::f1}},                                              // 2: nF0F1
+    {3, {DualToken::b1_deferred, DualToken::weight, DualToken::f1}},                  // 3: nB1W1F1
+    {4, {DualToken::f0, DualToken::b1_then_w, DualToken::f1, DualToken::b0_then_w}},  // 4: nF0B1F1B0
+    {3, {DualToken::b1_then_w, DualToken::f1, DualToken::b0_then_w}},                 // 5: nB1F1B0
+    {2, {DualToken::b1_step6, DualToken::b0_step6}},                                  // 6: nB1B0
+    {2, {DualToken::weight, DualToken::b0_deferred}},                                 // 7: nWB0
+    {1, {DualToken::weight}},                                                         // 8: nW
+};
+
+// Iterations of each step on a stage with half_rank h = min(s, p-1-s), P = p/2, M = m/2 (the loop counts
+// of DualPipe.step). m >= 2p keeps step 4's count >= 1.
+int dual_iterations(int step, int P, int h, int M) {
+  switch (step) {
+    case 1:
+      return 2 * (P - h - 1);
+    case 2:
+    case 6:
+    case 8:
+      return h + 1;
+    case 3:
+    case 5:
+    case 7:
+      return P - h - 1;
+    case 4:
+      return M - 2 * P + h + 1;
+    default:
+      return 0;
+  }
 }
 
 }  // namespace
@@ -37,12 +96,19 @@ StageOpCursor::StageOpCursor(const ScheduleSpec& spec, int stage)
   CS_ASSERT(stage >= 0 && stage < spec.stages, "stage out of range");
   warmup_ = count_warmup_forwards(kind_, stages_, microbatches_, chunks_, stage_);
   total_ = ops_per_stage(spec);
+  if (kind_ == ScheduleKind::dualpipe) {
+    half_stages_ = stages_ / 2;
+    half_rank_ = std::min(stage_, stages_ - 1 - stage_);
+    half_microbatches_ = microbatches_ / 2;
+    second_half_ = stage_ >= half_stages_ ? 1 : 0;
+  }
 }
 
 OpKind StageOpCursor::next_kind() {
   CS_ASSERT(!done(), "StageOpCursor::next_kind() past the end of the stage's op order");
   const int pos = emitted_++;
   if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble().kind;
+  if (kind_ == ScheduleKind::dualpipe) return next_dualpipe().kind;
   if (fused_is_forward(pos)) {
     advance(forward_walk_);
     return OpKind::forward;
@@ -73,6 +139,76 @@ PipelineOp StageOpCursor::next_zero_bubble() {
     return {OpKind::backward_input, input_grads_++, 0};
   }
   return {OpKind::backward_weight, weight_grads_++, 0};
+}
+
+PipelineOp StageOpCursor::dualpipe_op(OpKind kind, int phase, int index) const {
+  const int chunk = phase ^ second_half_;
+  return {kind, chunk * half_microbatches_ + index, chunk};
+}
+
+// The reference pushes a W into its FIFO for every B run with zero bubble: the P-h-1 B's of phase 1 in
+// step 3 (each popped right away), the last h+1 B's of step 6 (which alternates phase 1, phase 0 and
+// starts at phase-1 index M-h-1 and phase-0 index M-P), then step 7's phase-0 B's from index M-P+h+1.
+PipelineOp StageOpCursor::dualpipe_deferred_weight(int k) const {
+  const int P = half_stages_, h = half_rank_, M = half_microbatches_;
+  const int step3 = P - h - 1;
+  if (k < step3) return dualpipe_op(OpKind::backward_weight, 1, k);
+  if (k < P) {
+    const int j = h + 1 + (k - step3);  // position among step 6's B's
+    if (j % 2 == 0) return dualpipe_op(OpKind::backward_weight, 1, M - h - 1 + j / 2);
+    return dualpipe_op(OpKind::backward_weight, 0, M - P + j / 2);
+  }
+  return dualpipe_op(OpKind::backward_weight, 0, M - P + h + 1 + (k - P));
+}
+
+PipelineOp StageOpCursor::next_dualpipe() {
+  if (weight_grad_due_) {
+    weight_grad_due_ = false;
+    return due_weight_;
+  }
+  const int P = half_stages_, h = half_rank_, M = half_microbatches_;
+  while (dp_iteration_ >= dual_iterations(dp_step_, P, h, M)) {
+    CS_ASSERT(dp_step_ < 8, "dualpipe cursor ran past step 8");
+    ++dp_step_;
+    dp_iteration_ = 0;
+  }
+  const DualStep& step = kDualSteps[dp_step_];
+  const DualToken token = step.token[dp_token_];
+  const int position = 2 * dp_iteration_ + dp_token_;  // in step 6: which of its 2(h+1) B's
+  if (++dp_token_ == step.tokens) {
+    dp_token_ = 0;
+    ++dp_iteration_;
+  }
+  const auto input_grad = [this](int phase, bool weight_now) {
+    const PipelineOp op = dualpipe_op(OpKind::backward_input, phase, dp_input_grads_[phase]++);
+    if (weight_now) {
+      due_weight_ = {OpKind::backward_weight, op.microbatch, op.chunk};
+      weight_grad_due_ = true;
+    }
+    return op;
+  };
+  switch (token) {
+    case DualToken::f0:
+      return dualpipe_op(OpKind::forward, 0, dp_forwards_[0]++);
+    case DualToken::f1:
+      return dualpipe_op(OpKind::forward, 1, dp_forwards_[1]++);
+    case DualToken::b0_then_w:
+      return input_grad(0, true);
+    case DualToken::b1_then_w:
+      return input_grad(1, true);
+    case DualToken::b0_deferred:
+      return input_grad(0, false);
+    case DualToken::b1_deferred:
+      return input_grad(1, false);
+    case DualToken::b1_step6:
+      return input_grad(1, position < h + 1);
+    case DualToken::b0_step6:
+      return input_grad(0, position < h + 1);
+    case DualToken::weight:
+      return dualpipe_deferred_weight(dp_deferred_weights_++);
+  }
+  CS_ASSERT(false, "unknown dualpipe token");
+  return {};
 }
 
 }  // namespace clustersim

@@ -3,7 +3,8 @@
 // build_schedule() copies the ops into vectors; peak_inflight_activations() and other walks that run
 // inside sweeps read them straight from the cursor, and the graph builder turns them into nodes. The op
 // order rules are those listed in schedules/pipeline_schedule.hpp and derived in docs/schedules.md. The
-// fused-backward path of next() is defined here so those per-op loops can inline it.
+// fused-backward path of next() is defined here so those per-op loops can inline it; zb-h1 and dualpipe
+// are small state machines in stage_op_cursor.cpp.
 #pragma once
 
 #include "schedules/pipeline_op.hpp"
@@ -72,6 +73,12 @@ class StageOpCursor {
     return op;
   }
   PipelineOp next_zero_bubble();
+  PipelineOp next_dualpipe();
+  // DualPipe's op of `kind` for the index-th microbatch of local phase `phase` (0 or 1; the reference's
+  // phase, which names the other direction on the second half of the stages).
+  [[nodiscard]] PipelineOp dualpipe_op(OpKind kind, int phase, int index) const;
+  // The W of the k-th backward_input whose W was deferred (the reference's FIFO WeightGradStore).
+  [[nodiscard]] PipelineOp dualpipe_deferred_weight(int k) const;
 
   ScheduleKind kind_;
   int stage_;
@@ -92,12 +99,27 @@ class StageOpCursor {
   int input_grads_ = 0;
   int weight_grads_ = 0;
   bool weight_grad_due_ = false;
+  // dualpipe progress: step (1..8) of the reference's loop, iteration inside it and token inside the
+  // iteration; forwards and B's emitted per local phase; deferred W's emitted; the W due right after a
+  // B that is not deferred.
+  int half_stages_ = 0;        // p/2
+  int half_rank_ = 0;          // min(s, p-1-s)
+  int half_microbatches_ = 0;  // m/2, the microbatches of each direction
+  int second_half_ = 0;        // 1 on stages p/2 .. p-1, where the local phases swap directions
+  int dp_step_ = 1;
+  int dp_iteration_ = 0;
+  int dp_token_ = 0;
+  int dp_forwards_[2] = {0, 0};
+  int dp_input_grads_[2] = {0, 0};
+  int dp_deferred_weights_ = 0;
+  PipelineOp due_weight_;
 };
 
 inline PipelineOp StageOpCursor::next() {
   CS_ASSERT(!done(), "StageOpCursor::next() past the end of the stage's op order");
   const int pos = emitted_++;
   if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble();
+  if (kind_ == ScheduleKind::dualpipe) return next_dualpipe();
   return fused_is_forward(pos) ? next_forward() : next_backward();
 }
 

@@ -29,6 +29,7 @@ class Checker {
   void derive_dp();
   void check_tensor_split();
   void check_pipeline();
+  void check_dualpipe();
   void check_batch();
   void check_misc();
   void check_experts();
@@ -131,6 +132,10 @@ void Checker::check_pipeline() {
   }
   if (!usable({"/parallelism/schedule", "/parallelism/vp"})) return;
   const bool interleaved = p.schedule == ScheduleKind::interleaved_1f1b;
+  if (p.schedule == ScheduleKind::dualpipe) {
+    check_dualpipe();
+    return;
+  }
   if (p.vp > 1 && !interleaved) {
     error("/parallelism/vp", fmt::format("vp = {} needs schedule \"interleaved-1f1b\" (schedule is \"{}\")",
                                          p.vp, name_of(schedule_names(), p.schedule)));
@@ -152,6 +157,36 @@ void Checker::check_pipeline() {
                           m, p.pp));
       }
     }
+  }
+}
+
+// DualPipe keeps two model chunks per rank by construction (one per direction), so vp stays 1; its
+// reference implementation asserts an even number of ranks and an even micro-batch count of at least
+// twice the ranks (schedules/pipeline_schedule.hpp).
+void Checker::check_dualpipe() {
+  const auto& p = s_.parallelism;
+  if (p.vp != 1) {
+    error("/parallelism/vp",
+          fmt::format("schedule \"dualpipe\" holds two model chunks per pipeline rank (one per direction) by "
+                      "itself: vp must be 1 or absent (got {})",
+                      p.vp));
+  }
+  if (!usable({"/parallelism/pp"}) || p.pp < 1) return;
+  if (p.pp % 2 != 0) {
+    error("/parallelism/pp",
+          fmt::format("schedule \"dualpipe\" needs an even pp, pairing rank r with rank pp-1-r (got {})",
+                      p.pp));
+    return;
+  }
+  if (!usable({"/training/micro_batch", "/training/global_batch", "/parallelism/dp"})) return;
+  const std::int64_t mb = static_cast<std::int64_t>(s_.training.micro_batch) * p.dp;
+  if (mb <= 0 || s_.training.global_batch % mb != 0) return;
+  const std::int64_t m = s_.training.global_batch / mb;
+  if (m % 2 != 0 || m < 2 * static_cast<std::int64_t>(p.pp)) {
+    error("/training/global_batch",
+          fmt::format("schedule \"dualpipe\" needs an even number of micro-batches, at least 2·pp = {} "
+                      "(global_batch / (micro_batch·dp) = {})",
+                      2 * static_cast<std::int64_t>(p.pp), m));
   }
 }
 
@@ -251,7 +286,7 @@ void Checker::check_schedule() {
   const auto& p = s_.parallelism;
   // A job's values may have failed in the experiment's context rather than this one.
   if (s_.training.micro_batch < 1 || p.dp < 1 || p.pp < 1 || p.vp < 1) return;
-  const ScheduleSpec spec{p.schedule, p.pp, s_.training.microbatches(p.dp), p.vp};
+  const ScheduleSpec spec = schedule_spec(p.schedule, p.pp, s_.training.microbatches(p.dp), p.vp);
   if (!is_valid(spec)) error("/parallelism/schedule", check(spec).front());
 }
 

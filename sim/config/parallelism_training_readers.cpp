@@ -53,7 +53,8 @@ constexpr Field kParallelismFields[] = {
      .choices = kMoeOverlapChoices},
     {.key = "vp",
      .kind = FieldKind::integer,
-     .doc = "model chunks per pipeline rank (interleaved schedule)",
+     .doc = "model chunks per pipeline rank (interleaved schedule); 1 with dualpipe, which holds its two "
+            "chunks per rank (one per direction) by itself",
      .fallback = "1",
      .ints = kPositive},
     {.key = "pipeline_layers",
@@ -75,7 +76,7 @@ constexpr Field kParallelismFields[] = {
     {.key = "fsdp", .kind = FieldKind::boolean, .doc = "`true` means zero_stage 3", .fallback = "false"},
     {.key = "schedule",
      .kind = FieldKind::choice,
-     .doc = "pipeline schedule",
+     .doc = "pipeline schedule (docs/schedules.md)",
      .fallback = "\"1f1b\"",
      .choices = kScheduleChoices},
     {.key = "tp_comm_overlap",

@@ -388,6 +388,7 @@ class Builder {
     auto tp_rule = [&](const std::optional<bool>& stated, const std::optional<WithTp>& rule,
                        const char* key) -> std::optional<bool> {
       if (stated) return *stated;
+      if (*tp == 1) return false;  // both act on the tensor-parallel group: nothing to decide at tp 1
       if (!rule) return std::nullopt;
       const bool on = *rule == WithTp::on || (*rule == WithTp::with_tp && *tp > 1);
       assume(fmt::format("{} = {} (not stated; {} default{})", key, on ? "on" : "off", profile_->name,
@@ -435,9 +436,6 @@ class Builder {
       assume(fmt::format("schedule = {} (not stated; {} default)", sched, profile_->name));
     } else {
       return no_profile_reason("parallelism.schedule");
-    }
-    if (sched == "dualpipe" && !schedule_from_string("dualpipe")) {
-      return std::string("DualPipe schedule is not modelled");
     }
     if (sched == "zb") {
       assume("schedule zb read as ZB-H1 (the zero-bubble schedule the simulator has)");

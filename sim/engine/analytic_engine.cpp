@@ -94,9 +94,11 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.shape.ep = par.ep;
   in.shape.etp = par.etp;
   in.shape.moe_load = moe_rank_load(s.model.moe, par.ep);
-  in.chunks = par.vp;
-  for (int c = 0; c < par.vp; ++c) {
-    const LayerRange lr = virtual_stage_layers(par, s.model.layers, c * par.pp + stage);
+  // Layers of all the stage's chunks: with dualpipe two model stages (its two copies of the model).
+  in.chunks = spec.chunks;
+  in.layers_on_stage = 0;
+  for (int c = 0; c < spec.chunks; ++c) {
+    const LayerRange lr = virtual_stage_layers(par, s.model.layers, virtual_stage(spec, stage, c));
     in.layers_on_stage += lr.count;
     in.moe_layers_on_stage += s.model.moe_layers_in(lr.first, lr.first + lr.count);
   }
@@ -104,8 +106,14 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.etp = par.etp;
   in.expert_dp = std::max(1, par.tp * par.cp * par.dp / (par.ep * par.etp));
   in.inflight_chunk_microbatches = peak_inflight_activations(spec, stage);
-  in.first_stage = stage == 0;
-  in.last_stage = stage == par.pp - 1;
+  // Whether a chunk of the stage holds the embedding (first model stage) or the head (last); with
+  // dualpipe both the first and the last rank hold both.
+  in.first_stage = false;
+  in.last_stage = false;
+  for (int c = 0; c < spec.chunks; ++c) {
+    in.first_stage = in.first_stage || virtual_stage(spec, stage, c) == 0;
+    in.last_stage = in.last_stage || virtual_stage(spec, stage, c) == virtual_stage_count(spec) - 1;
+  }
   in.pp = par.pp;
   in.dp = par.dp * par.cp;
   in.zero_stage = par.zero_stage;
@@ -184,7 +192,8 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   }
   for (const StageSummary& ss : r.stages) bubble_sum += ss.bubble / r.step_time;
   r.bubble_fraction = bubble_sum / p;
-  const double m = g.schedule.microbatches, v = g.schedule.chunks;
+  // The interleaving factor v = V/p: 1 for dualpipe, whose textbook figure is thus 1F1B's.
+  const double m = g.schedule.microbatches, v = virtual_stage_count(g.schedule) / static_cast<double>(p);
   r.bubble_fraction_textbook = (p - 1.0) / (v * m + p - 1.0);
 
   const StageSummary& crit = r.stages[static_cast<std::size_t>(r.critical_stage)];

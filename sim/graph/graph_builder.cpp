@@ -117,9 +117,10 @@ StepGraph build_step_graph(const Scenario& s) {
   const ParallelismSpec& par = s.parallelism;
   const TrainingSpec& tr = s.training;
   StepGraph g;
-  g.schedule = ScheduleSpec{par.schedule, par.pp, tr.microbatches(par.dp), par.vp};
+  g.schedule = schedule_spec(par.schedule, par.pp, tr.microbatches(par.dp), par.vp);
   CS_ASSERT(is_valid(g.schedule), "sim/config checks the pipeline schedule (cross_checks.cpp)");
-  const int p = par.pp, v = par.vp, m = g.schedule.microbatches;
+  const int p = par.pp, v = g.schedule.chunks, m = g.schedule.microbatches;
+  const int mc = chunk_microbatches(g.schedule);  // microbatches through each chunk: m/2 with dualpipe
   const OpCostModel model(s);
   g.p2p_time = model.p2p_time();
   g.moe_all_to_all = model.moe_dispatch_time();
@@ -130,9 +131,10 @@ StepGraph build_step_graph(const Scenario& s) {
   std::vector<int> cost_base(static_cast<std::size_t>(p * v));
   for (int st = 0; st < p; ++st) {
     for (int c = 0; c < v; ++c) {
-      const int k = c * p + st;
+      const int k = virtual_stage(g.schedule, st, c);
       const LayerRange lr = virtual_stage_layers(par, s.model.layers, k);
-      ChunkRole role{lr.count, s.model.moe_layers_in(lr.first, lr.first + lr.count), k == 0, k == p * v - 1};
+      ChunkRole role{lr.count, s.model.moe_layers_in(lr.first, lr.first + lr.count), k == 0,
+                     k == virtual_stage_count(g.schedule) - 1};
       roles[static_cast<std::size_t>(st * v + c)] = role;
       const ChunkCosts cc = model.chunk_costs(role);
       cost_base[static_cast<std::size_t>(st * v + c)] = static_cast<int>(g.costs.size());
@@ -140,8 +142,8 @@ StepGraph build_step_graph(const Scenario& s) {
       g.costs.push_back(cc.backward);
       g.costs.push_back(cc.backward_input);
       g.costs.push_back(cc.backward_weight);
-      g.model_flops_per_replica += (cc.forward.model_flops + cc.backward.model_flops) * m;
-      g.hardware_flops_per_replica += (cc.forward.hardware_flops + cc.backward.hardware_flops) * m;
+      g.model_flops_per_replica += (cc.forward.model_flops + cc.backward.model_flops) * mc;
+      g.hardware_flops_per_replica += (cc.forward.hardware_flops + cc.backward.hardware_flops) * mc;
     }
   }
 

@@ -28,7 +28,7 @@ void add_training_choices(const Scenario& base, const SearchBounds& b, const Lay
                           std::vector<Strategy>& out) {
   const int per_replica = base.training.global_batch / l.dp;
   for (int mb : divisors(per_replica)) {
-    const ScheduleSpec spec{kind, l.pp, per_replica / mb, vp};
+    const ScheduleSpec spec = schedule_spec(kind, l.pp, per_replica / mb, vp);
     if (!is_valid(spec)) continue;
     for (Recompute rc : b.recompute) {
       for (int zero : b.zero_stages) {

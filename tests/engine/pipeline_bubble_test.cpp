@@ -60,3 +60,27 @@ TEST_CASE("no pipeline means no bubble") {
   const StepResult r = run_analytic(uniform_pipeline(1, 8, 1, ScheduleKind::one_f_one_b));
   CHECK(r.bubble_fraction == Approx(0.0).margin(1e-12));
 }
+
+TEST_CASE("DualPipe on uniform stages: shorter step than zb-h1 and 1F1B, p+1 activations, two chunks' weights") {
+  // DeepSeek-V3 report Table 2: DualPipe holds 2x the parameters and PP+1 activations per device. Each
+  // stage runs m forwards of one model stage, as in 1F1B, so the FLOPs per replica are the same.
+  const int p = 4, m = 16;
+  const Scenario one = uniform_pipeline(p, m, 1, ScheduleKind::one_f_one_b);
+  const Scenario zb = uniform_pipeline(p, m, 1, ScheduleKind::zero_bubble_h1);
+  const Scenario dual = uniform_pipeline(p, m, 1, ScheduleKind::dualpipe);
+  const StepResult a = run_analytic(one), z = run_analytic(zb), d = run_analytic(dual);
+  INFO("bubble 1f1b " << a.bubble_fraction << " zb-h1 " << z.bubble_fraction << " dualpipe " << d.bubble_fraction);
+  CHECK(d.step_time < z.step_time);
+  CHECK(d.bubble_fraction < z.bubble_fraction);
+  CHECK(z.bubble_fraction < a.bubble_fraction);
+  CHECK(d.bubble_fraction_textbook == Approx(a.bubble_fraction_textbook));
+  CHECK(build_step_graph(dual).model_flops_per_replica.value() ==
+        Approx(build_step_graph(one).model_flops_per_replica.value()));
+  // A middle stage (no embedding or head): twice 1F1B's weights; p + 1 against 1F1B's p - 1 + 1 = p - 1
+  // in-flight activations on stage 1.
+  const MemoryBreakdown& d1 = d.stages[1].memory;
+  const MemoryBreakdown& a1 = a.stages[1].memory;
+  CHECK(d1.weights.value() == Approx(2.0 * a1.weights.value()));
+  CHECK(d1.optimizer.value() == Approx(2.0 * a1.optimizer.value()));
+  CHECK(d1.activations.value() == Approx(a1.activations.value() * (p + 1) / (p - 1)));
+}

@@ -120,13 +120,14 @@ TEST_CASE("every predicted source group has a gate") {
   }
 }
 
-TEST_CASE("the MoE corpus reads strictly and every record is skipped as MoE until MoE is modelled") {
+TEST_CASE("the MoE corpus reads strictly, its expressible records are predicted, the rest say why") {
   const fs::path file = kRoot / "configs" / "reference" / "moe_runs.json";
   const config::ReferenceSet moe = config::read_reference_runs(file, kPaths);
-  CHECK(moe.cases.empty());
-  CHECK(moe.skipped.size() == moe.records);
-  int moe_reason = 0;
-  for (const auto& s : moe.skipped)
-    moe_reason += s.reason.find("mixture-of-experts") != std::string::npos ? 1 : 0;
-  CHECK(moe_reason >= 60);
+  CHECK(moe.cases.size() + moe.skipped.size() == moe.records);
+  CHECK(moe.cases.size() >= 30);
+  for (const auto& s : moe.skipped) {
+    INFO(s.id << ": " << s.reason);
+    CHECK(s.reason.find("not modelled yet") == std::string::npos);
+    CHECK(!s.reason.empty());
+  }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/transformer_cost.hpp"
+#include "schedules/pipeline_deps.hpp"
 #include "sim/collectives/compressed_sync.hpp"
 
 namespace clustersim::flow {
@@ -24,19 +25,18 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
   }
   const int dpg = par.dp * par.cp;
   const ParameterCount pc = parameter_count(s.model);
-  const int p = par.pp, v = par.vp;
   sync_.resize(g.nodes.size());
   for (std::size_t id = 0; id < g.nodes.size(); ++id) {
     const StepNode& n = g.nodes[id];
     if (n.kind != NodeKind::dp_sync || dpg <= 1 || par.zero_stage >= 3) continue;
-    const int k = n.chunk * p + n.stage;
+    const int k = virtual_stage(g.schedule, n.stage, n.chunk);
     // The TP-sharded part replays as flows on the DP group; a MoE chunk's routed experts, reduced over
     // the expert data-parallel group, stay in the node's timed remainder.
     const LayerRange lr = virtual_stage_layers(par, s.model.layers, k);
     const int moe = s.model.moe_layers_in(lr.first, lr.first + lr.count);
     double params = pc.per_layer * (lr.count - moe) + pc.moe_layer_shared * moe;
     if (k == 0) params += pc.embedding;
-    if (k == p * v - 1) params += pc.head;
+    if (k == virtual_stage_count(g.schedule) - 1) params += pc.head;
     params /= par.tp;
     GradientSync& gs = sync_[id];
     gs.flows = true;

@@ -1,0 +1,224 @@
+// Mixture-of-experts: parameter counts against the published ones, the MoE layer against the dense
+// layer it generalises, expert-load imbalance, expert-parallel memory sharding, and the all-to-all on
+// the cluster's fabric (docs/moe.md).
+#include "tests/catch.hpp"
+
+#include <fmt/format.h>
+
+#include "models/memory_model.hpp"
+#include "models/moe_load.hpp"
+#include "models/roofline.hpp"
+#include "sim/collectives/topology_collectives.hpp"
+#include "sim/config/catalog_entries.hpp"
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/graph/op_cost.hpp"
+#include "tests/engine/fixtures.hpp"
+
+using namespace clustersim;
+using namespace clustersim::testing;
+
+namespace {
+
+TransformerSpec model(const char* name) {
+  return config::load_model(catalog(), name);
+}
+
+double gemm_flops(const LayerKernels& ks, bool model_flops) {
+  double f = 0;
+  for (const Kernel& k : ks) {
+    if (k.cls == KernelClass::gemm && !k.attention_core) f += (model_flops ? k.model_flops : k.exec_flops).value();
+  }
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("MoE catalog models have their published total and active parameter counts") {
+  struct Row {
+    const char* name;
+    double total_b, active_b, tol;
+  };
+  // DeepSeek-V3 report S4.2: 671B / 37B; Mixtral paper S2.1: 47B / 13B (46.7 / 12.9 in its model card);
+  // DeepSeek-V2 S3.1.1: 236B / 21B; Qwen3 report Table 2: 30.5B / 3.3B.
+  for (const Row& r : {Row{"deepseek-v3-671b", 671, 37, 0.02}, Row{"mixtral-8x7b", 46.7, 12.9, 0.01},
+                       Row{"deepseek-v2", 236, 21, 0.03}, Row{"qwen3-30b-a3b", 30.5, 3.3, 0.03}}) {
+    const TransformerSpec m = model(r.name);
+    const double total = parameter_count(m).total() / 1e9, active = active_parameters(m) / 1e9;
+    INFO(fmt::format("{}: {:.2f} B total, {:.2f} B active", r.name, total, active));
+    CHECK(total == Approx(r.total_b).epsilon(r.tol));
+    CHECK(active == Approx(r.active_b).epsilon(r.tol + 0.02));
+  }
+}
+
+TEST_CASE("DeepSeek-V3 model FLOPs per token match the 432 TFLOP/s its ISCA'25 paper reports") {
+  // Zhao et al. 2025 (arXiv 2505.09343) Table 4: 432 TFLOP/s per GPU (non-causal, Megatron convention) at
+  // 272.8 B tokens/day on 2,048 GPUs = 1,541.7 tokens/s per GPU, so 280.2 GFLOP per token.
+  const TransformerSpec m = model("deepseek-v3-671b");
+  const double per_token = model_flops_per_step(m, 4096, 1.0).value() / 4096;
+  CHECK(per_token / 1e9 == Approx(432e12 / (272.8e9 / 86400 / 2048) / 1e9).epsilon(0.02));
+}
+
+TEST_CASE("a MoE layer with one expert, top-1, ep 1 computes the dense layer's GEMMs") {
+  TransformerSpec dense = gpt(4, 4096, 32, 2048);
+  TransformerSpec moe = dense;
+  moe.moe.num_experts = 1;
+  moe.moe.top_k = 1;
+  moe.moe.ffn_hidden = dense.ffn_hidden;
+  LayerShape s;
+  s.seq_len = 2048;
+  s.precision = Precision::bf16;
+  const LayerKernels d = layer_forward_kernels(dense, s, LayerKind::dense);
+  const LayerKernels e = layer_forward_kernels(moe, s, LayerKind::moe);
+  // Same GEMM FLOPs (the router's skinny product is costed as a memory pass).
+  CHECK(gemm_flops(e, true) == Approx(gemm_flops(d, true)).epsilon(1e-12));
+  const DeviceSpec h100 = config::load_device(catalog(), "h100-sxm5-80gb");
+  const double td = kernels_time(h100, d).total.value(), te = kernels_time(h100, e).total.value();
+  INFO(fmt::format("dense {:.3f} ms, one-expert MoE {:.3f} ms", td * 1e3, te * 1e3));
+  // The router, top-k and the (un)permutation copies cost a few per cent, nothing more.
+  CHECK(te > td);
+  CHECK(te < 1.06 * td);
+  // And the whole model: parameters differ by the router only.
+  CHECK(parameter_count(moe).total() - parameter_count(dense).total() == Approx(4.0 * 4096));
+}
+
+TEST_CASE("expert-load imbalance slows the expert GEMMs by the busiest rank's load, not model FLOPs") {
+  TransformerSpec m = model("mixtral-8x7b");
+  LayerShape s;
+  s.seq_len = 4096;
+  s.ep = 8;
+  const LayerKernels balanced = layer_forward_kernels(m, s, LayerKind::moe);
+  s.moe_load = 2.0;
+  const LayerKernels skewed = layer_forward_kernels(m, s, LayerKind::moe);
+  CHECK(gemm_flops(skewed, true) == Approx(gemm_flops(balanced, true)));
+  double expert_balanced = 0, expert_skewed = 0;
+  for (const Kernel& k : balanced) expert_balanced += k.grouped ? k.exec_flops.value() : 0.0;
+  for (const Kernel& k : skewed) expert_skewed += k.grouped ? k.exec_flops.value() : 0.0;
+  CHECK(expert_skewed == Approx(2.0 * expert_balanced));
+}
+
+TEST_CASE("the busiest rank's load: stated, from a Zipf popularity, capped by the capacity factor") {
+  MoeSpec x;
+  x.num_experts = 8;
+  x.top_k = 2;
+  x.ffn_hidden = 1024;
+  CHECK(moe_rank_load(x, 8) == 1.0);
+  x.load_imbalance = 1.5;
+  CHECK(moe_rank_load(x, 8) == 1.5);
+  CHECK(moe_rank_load(x, 1) == 1.0);  // one rank holds every expert
+  x.capacity_factor = 1.25;
+  CHECK(moe_rank_load(x, 8) == 1.25);
+  x.capacity_factor = 0;
+  x.load_imbalance = 1;
+  // Zipf s = 1 over 8 experts: p1 = 1 / H_8 = 0.3679; one expert per rank: L = 8 p1.
+  x.zipf_skew = 1.0;
+  double h = 0;
+  for (int i = 1; i <= 8; ++i) h += 1.0 / i;
+  CHECK(moe_rank_load(x, 8) == Approx(8.0 / h));
+  // Two experts per rank: the hot one plus one of average remaining popularity.
+  CHECK(moe_rank_load(x, 4) == Approx(4.0 * (1.0 / h + (1.0 - 1.0 / h) / 7.0)));
+}
+
+TEST_CASE("routed expert weights and states shard over ep x etp and the expert data-parallel group") {
+  const TransformerSpec m = model("mixtral-8x7b");
+  MemoryInputs in;
+  in.shape.seq_len = 4096;
+  in.layers_on_stage = 8;
+  in.moe_layers_on_stage = 8;
+  in.first_stage = in.last_stage = false;
+  in.pp = 4;
+  in.dp = 16;
+  in.zero_stage = 1;
+  in.ep = 1;
+  in.expert_dp = 16;
+  const double experts_ep1 = stage_expert_parameters(m, in);
+  in.ep = 8;
+  in.expert_dp = 2;
+  const double experts_ep8 = stage_expert_parameters(m, in);
+  CHECK(experts_ep8 == Approx(experts_ep1 / 8));
+  CHECK(experts_ep1 == Approx(parameter_count(m).moe_layer_experts * 8));
+  // ZeRO-1: optimizer states of the experts over edp = 2, the rest over dp = 16.
+  const MemoryBreakdown mb = memory_per_device(m, in);
+  const double dense = stage_parameters(m, in) - experts_ep8;
+  CHECK(mb.optimizer.value() == Approx(12.0 * (dense / 16 + experts_ep8 / 2)));
+  CHECK(mb.weights.value() == Approx(2.0 * (dense + experts_ep8)));
+}
+
+TEST_CASE("all-to-all on one NVSwitch node: (n-1)/n of S through each GPU's port") {
+  ClusterSpec c;
+  c.name = "one-dgx-h100";
+  c.node = config::load_node(catalog(), "dgx-h100");
+  c.nodes = 1;
+  const auto topo = TopologyCollectives::of(c);
+  const double s = 256e6;
+  const Seconds t = topo->time(CollectiveOp::all_to_all, Bytes(s),
+                               {.size = 8, .stride = 1, .first = 0, .count = 1, .group_stride = 8});
+  const double bw = c.node.intra.bandwidth.value() * c.node.intra.efficiency;
+  CHECK(t.value() == Approx(7.0 / 8.0 * s / bw + c.node.intra.latency.value()).epsilon(0.01));
+}
+
+TEST_CASE("all-to-all across nodes of a full-bisection fat-tree is bound by the GPUs' NICs") {
+  ClusterSpec c;
+  c.name = "4-dgx-h100";
+  c.node = config::load_node(catalog(), "dgx-h100");
+  c.nodes = 4;
+  const auto topo = TopologyCollectives::of(c);
+  const double s = 256e6;
+  // 32 ranks, one per GPU: 24/32 of S leaves the node through the GPU's own NIC.
+  const Seconds t = topo->time(CollectiveOp::all_to_all, Bytes(s),
+                               {.size = 32, .stride = 1, .first = 0, .count = 1, .group_stride = 32});
+  const double nic = c.node.nic.bandwidth.value() * c.node.nic.efficiency;
+  const double network = 24.0 / 32.0 * s / nic;
+  INFO(fmt::format("{:.3f} ms vs NIC-bound {:.3f} ms", t.value() * 1e3, network * 1e3));
+  CHECK(t.value() >= network);
+  CHECK(t.value() <= 1.05 * network + 1e-4);
+}
+
+TEST_CASE("an oversubscribed spine slows a cross-leaf all-to-all by the oversubscription") {
+  auto time_at = [](double oversubscription) {
+    ClusterSpec c;
+    c.name = "64-dgx-h100";
+    c.node = config::load_node(catalog(), "dgx-h100");
+    c.nodes = 64;
+    c.network.topology = "fat-tree";
+    c.network.oversubscription = oversubscription;
+    const auto topo = TopologyCollectives::of(c);
+    return topo->time(CollectiveOp::all_to_all, Bytes(64e6),
+                      {.size = 512, .stride = 1, .first = 0, .count = 1, .group_stride = 512})
+        .value();
+  };
+  const double full = time_at(1.0), four = time_at(4.0);
+  INFO(fmt::format("1:1 {:.3f} ms, 1:4 {:.3f} ms", full * 1e3, four * 1e3));
+  // Most of the traffic leaves its leaf, whose up-links carry a quarter of the NICs' bandwidth.
+  CHECK(four > 3.0 * full);
+  CHECK(four < 4.2 * full);
+}
+
+TEST_CASE("the MoE step charges the all-to-alls per layer pass and hides them with moe_overlap compute") {
+  Scenario s;
+  s.name = "mixtral";
+  s.cluster.name = "8-dgx-h100";
+  s.cluster.node = config::load_node(catalog(), "dgx-h100");
+  s.cluster.nodes = 8;
+  s.model = model("mixtral-8x7b");
+  s.parallelism.pp = 4;
+  s.parallelism.dp = 16;
+  s.parallelism.ep = 8;
+  s.parallelism.zero_stage = 1;
+  s.training.micro_batch = 1;
+  s.training.global_batch = 256;
+  s.training.seq_len = 4096;
+  const StepResult none = run_analytic(s);
+  REQUIRE(none.graph);
+  const Seconds a2a = none.graph->moe_all_to_all;
+  CHECK(a2a.value() > 0);
+  // Critical stage: 8 MoE layers, 16 micro-batches, forward + backward, dispatch + combine each.
+  CHECK(none.comm_exposed.ep.value() == Approx(16 * 8 * 2 * 2 * a2a.value()).epsilon(1e-9));
+  s.parallelism.moe_overlap = MoeOverlap::compute;
+  const StepResult hidden = run_analytic(s);
+  CHECK(hidden.comm_exposed.ep.value() == 0.0);
+  CHECK(hidden.step_time < none.step_time);
+  // Dense model FLOPs are untouched by the parallel layout.
+  s.parallelism.ep = 1;
+  const StepResult ep1 = run_analytic(s);
+  CHECK(ep1.model_flops_per_step == none.model_flops_per_step);
+}
