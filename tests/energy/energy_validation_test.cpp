@@ -4,6 +4,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <random>
+#include <string>
 
 #include "energy_fixtures.hpp"
 #include "sim/config/reference_runs.hpp"
@@ -39,43 +41,48 @@ TEST_CASE("the energy arithmetic check reproduces the Patterson 2021 records wit
 }
 
 namespace {
-// The bundled energy records with `edit` applied to the first one, written to a temporary file.
-std::filesystem::path edited_energy_runs(const std::function<void(nlohmann::json&)>& edit) {
+// The arithmetic check of the bundled energy records with `edit` applied to the first one (written to a
+// temporary file of its own: ctest runs test cases in parallel processes; removed afterwards).
+ValidationResult check_edited(const std::function<void(nlohmann::json&)>& edit) {
   std::ifstream in(reference_file());
   nlohmann::json doc = nlohmann::json::parse(in);
   edit(doc[0]);
-  const auto file = std::filesystem::temp_directory_path() / "clustersim-energy-runs-test.json";
+  std::random_device rd;
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("clustersim-energy-runs-" + std::to_string(rd()) + std::to_string(rd()) + ".json");
   std::ofstream(file) << doc.dump();
-  return file;
+  ValidationResult r;
+  try {
+    add_energy_arithmetic(r, file, test::bundled_catalog());
+  } catch (...) {
+    std::filesystem::remove(file);
+    throw;
+  }
+  std::filesystem::remove(file);
+  return r;
 }
 }  // namespace
 
 TEST_CASE("the energy check looks up carbon intensity by the record's datacenter, never by its id") {
   ValidationResult bundled;
   add_energy_arithmetic(bundled, reference_file(), test::bundled_catalog());
-  ValidationResult renamed;
-  add_energy_arithmetic(renamed, edited_energy_runs([](nlohmann::json& r) {
-                          r["id"] = "zz-renamed";
-                          r["notes"] = "";
-                          r["source"]["citation"] = "someone else";
-                        }),
-                        test::bundled_catalog());
+  const ValidationResult renamed = check_edited([](nlohmann::json& r) {
+    r["id"] = "zz-renamed";
+    r["notes"] = "";
+    r["source"]["citation"] = "someone else";
+  });
   REQUIRE(renamed.arithmetic.size() == bundled.arithmetic.size());
   for (std::size_t i = 0; i < bundled.arithmetic.size(); ++i)
     CHECK(renamed.arithmetic[i].predicted == bundled.arithmetic[i].predicted);
-  ValidationResult moved;
-  add_energy_arithmetic(moved,
-                        edited_energy_runs([](nlohmann::json& r) { r["datacenter"]["site"] = "Mars"; }),
-                        test::bundled_catalog());
+  const ValidationResult moved = check_edited([](nlohmann::json& r) { r["datacenter"]["site"] = "Mars"; });
   REQUIRE(moved.arithmetic_skipped.size() == 1);
   CHECK(moved.arithmetic_skipped.front().reason.find("site \"Mars\"") != std::string::npos);
 }
 
 TEST_CASE("energy records are read strictly: unknown keys and wrong types are errors with a pointer") {
   auto first_problem = [](const std::function<void(nlohmann::json&)>& edit) {
-    ValidationResult r;
     try {
-      add_energy_arithmetic(r, edited_energy_runs(edit), test::bundled_catalog());
+      check_edited(edit);
     } catch (const ConfigError& e) {
       return e.diagnostics().front().to_string();
     }
