@@ -294,3 +294,15 @@ TEST_CASE("profiles are read strictly: unknown keys, missing citations and overl
   }
   std::filesystem::remove_all(root);
 }
+
+TEST_CASE("TPU v5e and v3 records run on their host entries") {
+  for (const char* accelerator : {"Google TPU v5e", "Google TPU v3"}) {
+    json r = base_record();
+    r["hardware"]["accelerator"] = accelerator;
+    r["hardware"]["gpus_per_node"] = nullptr;
+    INFO(accelerator);
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["cluster"]["node"].get<std::string>().starts_with("tpu-v"));
+    CHECK(predict(r) > 0);
+  }
+}
