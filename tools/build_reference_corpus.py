@@ -138,6 +138,28 @@ def convert_legacy(r):
     return normalize(out)
 
 
+# Where and when each Patterson et al. 2021 run was trained (Table 4 column headers and §2.3: "the Iowa
+# datacenter where we ran Evolved Transformer"), by the model name the record states.
+PATTERSON_DATACENTERS = {
+    "T5 11B": ("Google", "Taiwan", "2019-09"),
+    "Meena 2.6B": ("Google", "Georgia", "2019-12"),
+    "GShard-600B (MoE, 0.25% activated/token)": ("Google", "North Carolina", "2020-04"),
+    "Switch Transformer 1500B (MoE, 0.10% activated/token)": ("Google", "Georgia", "2020-10"),
+    "Evolved Transformer NAS (0.064B per model)": ("Google", "Iowa", "2018-12"),
+}
+
+
+def convert_energy(r):
+    """A v1 energy record in the energy format (docs/validation.md, "Arithmetic check"): the stated keys
+    only, plus the datacenter the run used (carbon intensity is looked up by it, never by id)."""
+    operator, site, date = PATTERSON_DATACENTERS[r["model"]["name"]]
+    return {"id": r["id"], "kind": r["kind"], "source_group": "patterson2021", "source": r["source"],
+            "model": {"name": r["model"]["name"], "params": r["model"]["params"]},
+            "hardware": {"accelerator": r["hardware"]["accelerator"], "count": r["hardware"]["count"]},
+            "datacenter": {"operator": operator, "site": site, "date": date},
+            "measured": r["measured"], "confidence": r["confidence"], "notes": r["notes"]}
+
+
 def main():
     ap = argparse.ArgumentParser()
     research = pathlib.Path(__file__).resolve().parent.parent / "configs/reference/research"
@@ -150,9 +172,7 @@ def main():
     step, energy, moe = [], [], []
     for r in legacy:
         if r["kind"] == "training_run_energy":
-            r = dict(r)
-            r["source_group"] = "patterson2021"
-            energy.append(r)
+            energy.append(convert_energy(r))
         elif r["kind"] == "training_run_measurement":
             step.append(convert_legacy(r))
     staged = []

@@ -22,7 +22,8 @@ namespace clustersim {
 
 enum class RingOrder { topology_aware, rank_order, flat };
 
-/// The group's ranks grouped by node (nodes in order of first appearance, ranks in given order).
+/// The group's ranks grouped by node (nodes in order of first appearance, ranks in given order). A node
+/// here is the NVLink domain: the physical node, or an NVL72-style domain spanning several nodes.
 std::vector<std::vector<int>> ranks_by_node(const TopologyGraph& g, const std::vector<int>& ranks);
 
 /// k if every node of the group holds exactly k of its ranks, else 0.

@@ -743,23 +743,31 @@ SectionSpec energy_section() {
   return spec;
 }
 
-std::optional<CarbonIntensityEntry> carbon_intensity_for_record(const fs::path& energy_dir,
-                                                                std::string_view record_id) {
+std::optional<CarbonIntensityEntry> carbon_intensity_for_datacenter(const fs::path& energy_dir,
+                                                                    const Datacenter& where) {
   Diagnostics diags;
   EnergyCatalog catalog(energy_dir, diags);
   const json* doc = catalog.load("carbon_intensity");
   std::optional<CarbonIntensityEntry> out;
+  const std::string file = (energy_dir / "carbon_intensity.json").string();
   if (doc != nullptr && doc->contains("entries")) {
     for (const auto& [name, value] : (*doc)["entries"].items()) {
-      const json applies = value.value("applies_to", json::array());
-      for (const auto& id : applies) {
-        if (!id.is_string() || id.get<std::string>() != record_id) continue;
-        const Entry e{&value, name, (energy_dir / "carbon_intensity.json").string(), "/entries/" + name,
-                      energy_catalog_section("carbon_intensity", "entries")};
-        out = CarbonIntensityEntry{name, CarbonIntensity(catalog.quantity(e, "gross")),
-                                   CarbonIntensity(catalog.quantity(e, "net")),
-                                   value.value("source", std::string())};
+      if (value.value("operator", std::string()) != where.operator_name ||
+          value.value("site", std::string()) != where.site ||
+          value.value("date", std::string()) != where.date) {
+        continue;
       }
+      if (out) {
+        diags.add(file, "/entries/" + name,
+                  fmt::format("\"{}\" and \"{}\" both state {}, {}, {}", out->name, name, where.operator_name,
+                              where.site, where.date));
+        continue;
+      }
+      const Entry e{&value, name, file, "/entries/" + name,
+                    energy_catalog_section("carbon_intensity", "entries")};
+      out = CarbonIntensityEntry{name, CarbonIntensity(catalog.quantity(e, "gross")),
+                                 CarbonIntensity(catalog.quantity(e, "net")),
+                                 value.value("source", std::string())};
     }
   }
   diags.throw_if_any();

@@ -44,9 +44,15 @@ struct CarbonIntensityEntry {
   std::string source;
 };
 
-/// The entry of `<energy_dir>/carbon_intensity.json` whose `applies_to` lists `record_id`.
-/// Throws ConfigError (file, pointer) when the file or an entry is malformed.
-std::optional<CarbonIntensityEntry> carbon_intensity_for_record(const std::filesystem::path& energy_dir,
-                                                                std::string_view record_id);
+/// Where and when a run drew its electricity, as an energy record states it.
+struct Datacenter {
+  std::string operator_name, site, date;  // "Google", "Taiwan", "2019-09"
+};
+
+/// The entry of `<energy_dir>/carbon_intensity.json` whose operator, site and date equal `where`
+/// (exact, case-sensitive). Throws ConfigError (file, pointer) when the file or an entry is malformed or
+/// when more than one entry matches.
+std::optional<CarbonIntensityEntry> carbon_intensity_for_datacenter(const std::filesystem::path& energy_dir,
+                                                                    const Datacenter& where);
 
 }  // namespace clustersim::config

@@ -3,9 +3,9 @@
 // are the record's own power, count, days and PUE).
 //
 // A record states accelerators, training days, measured average system power per accelerator and PUE;
-// the prediction is Patterson's §2.5 estimate (models/energy/training_run_energy.hpp) with the
-// datacenter's carbon intensity taken from configs/energy/carbon_intensity.json (the entry whose
-// `applies_to` lists the record id) — never derived from the record's own tCO2e. Metrics:
+// the prediction is Patterson's §2.5 estimate (models/energy/training_run_energy.hpp) with the carbon
+// intensity of the datacenter the record states (operator, site, YYYY-MM), looked up in
+// configs/energy/carbon_intensity.json — never from the record's id nor its own tCO2e. Metrics:
 //   energy_mwh   measured.energy_MWh
 //   co2e_t       measured.gross_tCO2e (location-based grid mix)
 //   co2e_net_t   measured.net_tCO2e   (after the operator's carbon-free energy purchases)
@@ -21,22 +21,23 @@
 
 #include "models/energy/training_run_energy.hpp"
 #include "sim/config/catalog.hpp"
+#include "sim/config/field.hpp"
 #include "sim/config/reference_runs.hpp"
 
 namespace clustersim::config {
 
 inline constexpr std::string_view kTrainingRunEnergyKind = "training_run_energy";
 
-/// Fills `c` (experiment = {"training_run_energy": {accelerators, avg_system_power, duration, pue}}, metrics)
-/// from a record of kind training_run_energy. Returns the reason when the record cannot be used.
-std::optional<std::string> build_energy_case(const nlohmann::json& record, ReferenceCase& c);
+/// The declared keys of an energy record (docs/validation.md, "Arithmetic check").
+extern const Section kEnergyRecordSection;
 
-/// Reads a JSON array of training_run_energy records (the lax reader of this arithmetic check); records
-/// that cannot be used are appended to `skipped` with the reason.
+/// Reads a JSON array of training_run_energy records with the strict declared-field reader: unknown keys
+/// and wrong types are errors (ConfigError listing every problem as file:/pointer). Records without the
+/// inputs of the check are appended to `skipped` with the reason.
 std::vector<ReferenceCase> read_energy_runs(const std::filesystem::path& file,
                                             std::vector<ReferenceSkip>& skipped);
 
-/// True for cases made by build_energy_case.
+/// True for cases made by read_energy_runs.
 bool is_energy_case(const ReferenceCase& c);
 
 struct EnergyCaseInputs {

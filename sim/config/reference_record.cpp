@@ -21,8 +21,12 @@ struct Stated {
   std::optional<std::int64_t> integer(std::string_view key) {
     return absent(key) ? std::nullopt : r.get_integer(key);
   }
-  std::optional<double> number(std::string_view key) { return absent(key) ? std::nullopt : r.get_number(key); }
-  std::optional<bool> boolean(std::string_view key) { return absent(key) ? std::nullopt : r.get_boolean(key); }
+  std::optional<double> number(std::string_view key) {
+    return absent(key) ? std::nullopt : r.get_number(key);
+  }
+  std::optional<bool> boolean(std::string_view key) {
+    return absent(key) ? std::nullopt : r.get_boolean(key);
+  }
   std::optional<std::string> string(std::string_view key) {
     return absent(key) ? std::nullopt : r.get_string(key);
   }
@@ -85,14 +89,14 @@ constexpr Field kSourceFields[] = {
     text("quote", "the row as printed"),
     text("quote_context", "statements around the row that fix the setting"),
 };
-constexpr Section kSourceSection{"record-source", "/*/source", "where the figures come from", kSourceFields};
 
 constexpr Field kFrameworkFields[] = {
     one_of("name", "training framework (chooses the profile with `date`)", kFrameworks),
     string("version", "framework version as stated"),
     string("date", "YYYY-MM of the measurement or publication"),
 };
-constexpr Section kFrameworkSection{"record-framework", "/*/framework", "what the run used", kFrameworkFields};
+constexpr Section kFrameworkSection{"record-framework", "/*/framework", "what the run used",
+                                    kFrameworkFields};
 
 constexpr Field kRecordMoeFields[] = {
     count("num_experts", "routed experts per MoE layer"),
@@ -142,7 +146,11 @@ constexpr Field kHardwareFields[] = {
      .kind = FieldKind::string,
      .doc = "accelerator as stated (configs/reference/accelerators.json maps it to a node)",
      .fallback = "required"},
-    {.key = "count", .kind = FieldKind::integer, .doc = "devices in the job", .fallback = "required", .ints = kCount},
+    {.key = "count",
+     .kind = FieldKind::integer,
+     .doc = "devices in the job",
+     .fallback = "required",
+     .ints = kCount},
     count("gpus_per_node", "devices per node"),
     text("cluster", "cluster name"),
     text("interconnect_notes", "network as stated"),
@@ -164,7 +172,8 @@ constexpr Field kParallelismFields[] = {
      .choices = kFsdp,
      .also = also_null,
      .type_text = "boolean | \"full_shard\" | \"hybrid_shard\" | \"shard_grad_op\" | null",
-     .schema = R"({"anyOf": [{"type": ["boolean", "null"]}, {"enum": ["full_shard", "hybrid_shard", "shard_grad_op"]}]})"},
+     .schema =
+         R"({"anyOf": [{"type": ["boolean", "null"]}, {"enum": ["full_shard", "hybrid_shard", "shard_grad_op"]}]})"},
     flag("sequence_parallel", "Megatron sequence parallelism"),
     count("micro_batch", "sequences per micro-batch"),
     count("global_batch", "sequences per step"),
@@ -202,13 +211,21 @@ constexpr Field kRecordFields[] = {
     {.key = "kind", .kind = FieldKind::choice, .doc = "record kind", .choices = kKinds},
     {.key = "source_group", .kind = FieldKind::string, .doc = "one key per source", .fallback = "required"},
     {.key = "split", .kind = FieldKind::choice, .doc = "calibration or test, by source", .choices = kSplits},
-    {.key = "source", .kind = FieldKind::object, .doc = "citation", .fallback = "required", .section = &kSourceSection},
+    {.key = "source",
+     .kind = FieldKind::object,
+     .doc = "citation",
+     .fallback = "required",
+     .section = &kReferenceSourceSection},
     {.key = "framework",
      .kind = FieldKind::object,
      .doc = "framework",
      .fallback = "required",
      .section = &kFrameworkSection},
-    {.key = "model", .kind = FieldKind::object, .doc = "model", .fallback = "required", .section = &kModelSection},
+    {.key = "model",
+     .kind = FieldKind::object,
+     .doc = "model",
+     .fallback = "required",
+     .section = &kModelSection},
     {.key = "hardware",
      .kind = FieldKind::object,
      .doc = "devices",
@@ -236,6 +253,8 @@ constexpr Field kRecordFields[] = {
 
 }  // namespace
 
+const Section kReferenceSourceSection{"record-source", "/*/source", "where the figures come from",
+                                      kSourceFields};
 const Section kReferenceRecordSection{"record", "/*", "one published measurement (docs/validation.md)",
                                       kRecordFields};
 
@@ -348,8 +367,7 @@ void read_measured(ObjectReader& r, ReferenceRecord& out) {
   if (tflops && basis && *basis != "unknown") out.measured.emplace_back("tflops_per_gpu_" + *basis, *tflops);
   if (tflops && basis && *basis == "unknown") out.measured.emplace_back("tflops_per_gpu_unknown", *tflops);
   for (const char* key : {"mfu", "hfu"}) {
-    if (auto v = s.number(key))
-      out.measured.emplace_back(key, *v);
+    if (auto v = s.number(key)) out.measured.emplace_back(key, *v);
   }
   out.peak_tflops_used = s.number("peak_tflops_used");
 }

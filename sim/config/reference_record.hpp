@@ -48,6 +48,8 @@ struct ReferenceRecord {
 /// Reads record `index` of the array strictly into `out`; problems go to `ctx` (pointer /index/...).
 /// The declared keys of a record (used by the reader and `clustersim schema --section record`).
 extern const Section kReferenceRecordSection;
+/// The declared keys of a record's `source` (shared with the energy records).
+extern const Section kReferenceSourceSection;
 
 void read_reference_record(const nlohmann::json& value, std::size_t index, ReadContext& ctx,
                            ReferenceRecord& out);

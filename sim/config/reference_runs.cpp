@@ -20,15 +20,23 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 struct AcceleratorEntry {
-  std::string node;     // node catalog entry; "" = none yet
-  std::string note;     // printed as an assumption when the node differs from the part named
-  std::string missing;  // what would make records on this accelerator expressible
+  std::string node;       // node catalog entry; "" = none yet
+  std::string note;       // printed as an assumption when the node differs from the part named
+  std::string missing;    // what would make records on this accelerator expressible
+  std::string power_cap;  // the part's stated power limit ("500 W"), below the node device's TDP
 };
 
 constexpr Field kAcceleratorEntryFields[] = {
-    {.key = "node", .kind = FieldKind::string, .doc = "configs/nodes entry of this accelerator", .also = also_null},
+    {.key = "node",
+     .kind = FieldKind::string,
+     .doc = "configs/nodes entry of this accelerator",
+     .also = also_null},
     {.key = "note", .kind = FieldKind::string, .doc = "what the mapping assumes"},
     {.key = "missing", .kind = FieldKind::string, .doc = "what is needed to predict it (when node is null)"},
+    {.key = "power_cap",
+     .kind = FieldKind::quantity,
+     .doc = "the power limit the name states, applied as energy.power_cap (docs/energy.md, power caps)",
+     .dimension = Dimension::power},
     {.key = "source", .kind = FieldKind::text, .doc = "citation"},
 };
 constexpr Section kAcceleratorEntrySection{"accelerator", "/accelerators/*", "one accelerator name",
@@ -61,7 +69,8 @@ std::map<std::string, AcceleratorEntry> read_accelerators(const CatalogPaths& pa
     if (raw == nullptr) {
       top.error("accelerators", "missing required key");
     } else if (!raw->is_object()) {
-      top.error("accelerators", fmt::format("expected an object (accelerator name -> entry), got {}", describe(*raw)));
+      top.error("accelerators",
+                fmt::format("expected an object (accelerator name -> entry), got {}", describe(*raw)));
     } else {
       for (auto it = raw->begin(); it != raw->end(); ++it) {
         ObjectReader e(it.value(), child_pointer("/accelerators", it.key()), kAcceleratorEntrySection, ctx);
@@ -69,6 +78,8 @@ std::map<std::string, AcceleratorEntry> read_accelerators(const CatalogPaths& pa
         if (const auto* n = e.find("node"); n != nullptr && !n->is_null()) a.node = e.string("node", "");
         a.note = e.string("note", "");
         a.missing = e.string("missing", "");
+        if (e.has("power_cap") && e.get_quantity("power_cap"))
+          a.power_cap = e.find("power_cap")->get<std::string>();
         e.accept("source");
         if (a.node.empty() && a.missing.empty() && e.valid())
           e.error("missing", "required when node is null");
@@ -104,6 +115,7 @@ class Builder {
     if (auto why = training()) return why;
     c_.experiment = {{"schema_version", 1}, {"name", rec_.id},     {"cluster", cluster_},
                      {"model", model_},     {"parallelism", par_}, {"training", train_}};
+    if (!power_cap_.empty()) c_.experiment["energy"] = {{"power_cap", power_cap_}};
     return std::nullopt;
   }
 
@@ -151,7 +163,9 @@ class Builder {
     if (!it->second.note.empty()) assume(fmt::format("node = {} ({})", it->second.node, it->second.note));
     const auto file = in_.catalog.find(CatalogKind::nodes, it->second.node);
     if (!file) return fmt::format("node entry \"{}\" is not in configs/nodes", it->second.node);
-    const int catalog_per_node = read_json_file(*file).value("devices_per_node", 0);
+    const json node = read_json_file(*file);
+    const int catalog_per_node = node.value("devices_per_node", 0);
+    const int domain = node.value("nvlink_domain_devices", 0);
     int per_node = catalog_per_node;
     if (rec_.gpus_per_node) {
       per_node = static_cast<int>(*rec_.gpus_per_node);
@@ -173,7 +187,31 @@ class Builder {
     }
     c_.devices = count;
     cluster_ = {{"name", rec_.id}, {"node", it->second.node}, {"nodes", std::max(1, count / per_node)}};
+    if (domain > per_node) place_in_domains(count, std::min(per_node, count), domain, it->second.node);
+    if (!it->second.power_cap.empty()) {
+      power_cap_ = it->second.power_cap;
+      assume(
+          fmt::format("power cap {} per device (stated by the accelerator name; the node's device slowed by "
+                      "the DVFS model of docs/energy.md)",
+                      power_cap_));
+    }
     return std::nullopt;
+  }
+
+  // A node whose NVLink domain spans several nodes (GB200/GB300 NVL72: trays of 4 GPUs, 72 per domain):
+  // a job that does not fill whole domains is placed as equal domains of whole nodes, the largest that
+  // divide the job (128 GPUs -> 2 domains of 64). Printed as an assumption: records do not state placement.
+  void place_in_domains(int count, int per_node, int domain, const std::string& node) {
+    int used = per_node;
+    for (int d = per_node; d <= std::min(domain, count); d += per_node) {
+      if (count % d == 0) used = d;
+    }
+    if (used == domain) return;
+    c_.domain_devices_override = used;
+    assume(
+        fmt::format("placement = {} NVLink domain(s) of {} devices (not stated; node {} allows up to {} per "
+                    "domain in nodes of {})",
+                    count / used, used, node, domain, per_node));
   }
 
   std::optional<std::string> model() {
@@ -550,6 +588,7 @@ class Builder {
   ReferenceCase& c_;
   const FrameworkProfile* profile_ = nullptr;
   json cluster_, model_, par_, train_;
+  std::string power_cap_;
   int dp_ = 1, tp_ = 1, pp_ = 1, zero_ = 0;
   bool vp_from_profile_ = false;
 };

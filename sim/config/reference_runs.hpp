@@ -37,6 +37,7 @@ struct ReferenceCase {
   std::string profile;                           // framework profile used ("" = none)
   nlohmann::json experiment;                     // experiment document (catalog names for the node)
   std::optional<int> devices_per_node_override;  // jobs smaller than one node
+  std::optional<int> domain_devices_override;    // NVLink domain the job actually spans (NVL72 racks)
   std::vector<std::string> assumptions;
   std::vector<MeasuredMetric> metrics;  // primary metric first
   double samples_per_step = 0;

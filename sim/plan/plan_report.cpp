@@ -22,7 +22,9 @@ std::array<Component, 4> components(const PlanCandidate& c) {
   const double comm = c.comm_exposed.value();
   const double recompute = c.recompute.value();
   const double rest = c.step_time.value() - bubble - comm - recompute;
-  return {{{"pipeline bubble", bubble}, {"exposed communication", comm}, {"recomputation", recompute},
+  return {{{"pipeline bubble", bubble},
+           {"exposed communication", comm},
+           {"recomputation", recompute},
            {"compute and optimizer", rest}}};
 }
 
@@ -30,7 +32,9 @@ std::string headroom_text(const PlanCandidate& c) {
   return fmt::format("fits with {:.1f} GiB headroom", c.headroom.value() / kGiB);
 }
 
-double relative(double a, double b) { return b != 0 ? 100.0 * (a - b) / b : 0.0; }
+double relative(double a, double b) {
+  return b != 0 ? 100.0 * (a - b) / b : 0.0;
+}
 
 nlohmann::json candidate_json(const PlanResult& r, const PlanCandidate& c, std::size_t rank) {
   const Strategy& st = c.strategy;
@@ -61,6 +65,7 @@ nlohmann::json candidate_json(const PlanResult& r, const PlanCandidate& c, std::
   if (c.cost_usd) j["cost_usd"] = *c.cost_usd;
   if (c.energy_j) j["energy_j"] = *c.energy_j;
   j["objective"] = c.objective;
+  if (c.trust) j["trusted"] = {{"inside", c.trust->trusted}, {"note", c.trust->note}};
   (void)r;
   return j;
 }
@@ -83,19 +88,28 @@ std::string why_it_ranks(const PlanResult& r, std::size_t i) {
   std::size_t best = 0;
   for (std::size_t k = 1; k < mine.size(); ++k) {
     const double d = i == 0 ? theirs[k].seconds - mine[k].seconds : mine[k].seconds - theirs[k].seconds;
-    const double d_best = i == 0 ? theirs[best].seconds - mine[best].seconds : mine[best].seconds - theirs[best].seconds;
+    const double d_best =
+        i == 0 ? theirs[best].seconds - mine[best].seconds : mine[best].seconds - theirs[best].seconds;
     if (d > d_best) best = k;
   }
   const double obj_delta = relative(c.objective, ref.objective);
+  const bool ref_trusted = ref.trust && ref.trust->trusted;
+  if (r.trusted_first && c.trust && c.trust->trusted != ref_trusted && (i == 0) == (obj_delta > 0)) {
+    // Ranked by trust, not by the objective: say so instead of explaining a component.
+    return fmt::format("{:.1f}% {} {} than #{}, ranked {} because it {} the validated region; {}",
+                       std::fabs(obj_delta), obj_delta > 0 ? "worse" : "better", to_string(r.objective),
+                       i == 0 ? 2 : 1, i == 0 ? "first" : "below it",
+                       c.trust->trusted ? "lies inside" : "lies outside", headroom_text(c));
+  }
   if (std::fabs(obj_delta) < 0.05) {
     // A tie (e.g. selective recomputation with flash attention recomputes nothing): no component explains it.
     return fmt::format("ties with #{} on {} (within 0.05%; the order among ties is the search order); {}",
                        i == 0 ? 2 : 1, to_string(r.objective), headroom_text(c));
   }
   if (i == 0) {
-    return fmt::format("{:.1f}% better {} than #2; less {} ({} vs {}); {}", -obj_delta, to_string(r.objective),
-                       mine[best].name, duration_text(mine[best].seconds), duration_text(theirs[best].seconds),
-                       headroom_text(c));
+    return fmt::format("{:.1f}% better {} than #2; less {} ({} vs {}); {}", -obj_delta,
+                       to_string(r.objective), mine[best].name, duration_text(mine[best].seconds),
+                       duration_text(theirs[best].seconds), headroom_text(c));
   }
   std::string upside;
   if (c.headroom > ref.headroom) {
@@ -105,9 +119,9 @@ std::string why_it_ranks(const PlanResult& r, std::size_t i) {
   } else if (c.mfu > ref.mfu) {
     upside = fmt::format("; higher MFU than #1 ({:.1f}% vs {:.1f}%)", 100 * c.mfu, 100 * ref.mfu);
   }
-  return fmt::format("{:.1f}% worse {} than #1, mostly more {} ({} vs {}){}; {}", obj_delta, to_string(r.objective),
-                     mine[best].name, duration_text(mine[best].seconds), duration_text(theirs[best].seconds), upside,
-                     headroom_text(c));
+  return fmt::format("{:.1f}% worse {} than #1, mostly more {} ({} vs {}){}; {}", obj_delta,
+                     to_string(r.objective), mine[best].name, duration_text(mine[best].seconds),
+                     duration_text(theirs[best].seconds), upside, headroom_text(c));
 }
 
 nlohmann::json plan_json(const PlanResult& r, std::size_t top_k, bool pareto) {
@@ -121,6 +135,13 @@ nlohmann::json plan_json(const PlanResult& r, std::size_t top_k, bool pareto) {
   j["invalid"] = r.invalid;
   j["past_deadline"] = r.past_deadline;
   j["feasible"] = r.ranked.size();
+  if (r.trust_error) {
+    j["trust"] = {{"max_error", *r.trust_error},
+                  {"trusted_first", r.trusted_first},
+                  {"trusted", std::count_if(r.ranked.begin(), r.ranked.end(), [](const PlanCandidate& c) {
+                     return c.trust && c.trust->trusted;
+                   })}};
+  }
   nlohmann::json top = nlohmann::json::array();
   for (std::size_t i = 0; i < std::min(top_k, r.ranked.size()); ++i) {
     nlohmann::json c = candidate_json(r, r.ranked[i], i + 1);
@@ -143,17 +164,28 @@ std::string plan_text(const PlanResult& r, std::size_t top_k, bool pareto) {
       r.enumerated, r.pruned_memory, r.simulated, r.over_memory, r.invalid, r.past_deadline, r.ranked.size(),
       to_string(r.objective), r.objective_unit);
   if (r.ranked.empty()) return out + "no strategy fits in memory\n";
-  out += fmt::format("{:>3}  {:<62} {:>10} {:>6} {:>7} {:>9} {:>10}\n", "#", "strategy", "step", "MFU", "bubble",
-                     "headroom", "run/cost");
+  if (r.trust_error) {
+    out += fmt::format(
+        "trusted region: device, precision, parallelism kinds and device count covered by test-split records "
+        "predicted within {:.0f}%; {}\n\n",
+        100 * *r.trust_error,
+        r.trusted_first ? "trusted strategies are ranked first (--explore ranks by the objective alone)"
+                        : "ranked by the objective alone (--explore)");
+  }
+  out += fmt::format("{:>3}  {:<62} {:>10} {:>6} {:>7} {:>9} {:>10}\n", "#", "strategy", "step", "MFU",
+                     "bubble", "headroom", "run/cost");
   for (std::size_t i = 0; i < std::min(top_k, r.ranked.size()); ++i) {
     const PlanCandidate& c = r.ranked[i];
     std::string extra = c.run_time ? duration_text(c.run_time->value()) : "-";
-    if (r.objective == Objective::cost) extra = c.cost_usd ? fmt::format("${:.0f}", *c.cost_usd) : fmt::format("{:.0f} dev-h", c.device_hours);
+    if (r.objective == Objective::cost)
+      extra = c.cost_usd ? fmt::format("${:.0f}", *c.cost_usd) : fmt::format("{:.0f} dev-h", c.device_hours);
     const bool multi_nodes = r.ranked.front().strategy.nodes != r.ranked.back().strategy.nodes;
     out += fmt::format("{:>3}  {:<62} {:>10} {:>5.1f}% {:>6.1f}% {:>5.1f} GiB {:>10}\n", i + 1,
-                       describe(c.strategy, multi_nodes), fmt::format("{:.3f} s", c.step_time.value()), 100 * c.mfu,
-                       100 * c.bubble_fraction, c.headroom.value() / kGiB, extra);
+                       describe(c.strategy, multi_nodes), fmt::format("{:.3f} s", c.step_time.value()),
+                       100 * c.mfu, 100 * c.bubble_fraction, c.headroom.value() / kGiB, extra);
     out += fmt::format("     why: {}\n", why_it_ranks(r, i));
+    if (c.trust)
+      out += fmt::format("     {}: {}\n", c.trust->trusted ? "trusted" : "UNTRUSTED", c.trust->note);
   }
   if (pareto) {
     const bool energy = r.objective == Objective::energy;

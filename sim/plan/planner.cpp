@@ -67,7 +67,8 @@ class Evaluator {
   }
 
  private:
-  void fill(const Scenario& s, const Strategy& st, std::size_t order, const Prediction& p, PlanCandidate& c) const {
+  void fill(const Scenario& s, const Strategy& st, std::size_t order, const Prediction& p,
+            PlanCandidate& c) const {
     const StepResult& r = p.step;
     c.strategy = st;
     c.order = order;
@@ -96,9 +97,15 @@ class Evaluator {
     }
     (void)s;
     switch (opt_.objective) {
-      case Objective::time: c.objective = (c.run_time ? *c.run_time : c.step_time).value(); break;
-      case Objective::cost: c.objective = c.cost_usd ? *c.cost_usd : c.device_hours; break;
-      case Objective::energy: c.objective = c.energy_j ? *c.energy_j : INFINITY; break;
+      case Objective::time:
+        c.objective = (c.run_time ? *c.run_time : c.step_time).value();
+        break;
+      case Objective::cost:
+        c.objective = c.cost_usd ? *c.cost_usd : c.device_hours;
+        break;
+      case Objective::energy:
+        c.objective = c.energy_j ? *c.energy_j : INFINITY;
+        break;
     }
   }
 
@@ -111,9 +118,12 @@ class Evaluator {
 std::string objective_unit(const Scenario& s, Objective o) {
   const bool run = run_tokens(s).has_value();
   switch (o) {
-    case Objective::time: return run ? "s" : "s/step";
-    case Objective::cost: return run ? "device-hours" : "device-hours/step";
-    case Objective::energy: return run ? "J" : "J/step";
+    case Objective::time:
+      return run ? "s" : "s/step";
+    case Objective::cost:
+      return run ? "device-hours" : "device-hours/step";
+    case Objective::energy:
+      return run ? "J" : "J/step";
   }
   return "";
 }
@@ -141,9 +151,12 @@ Objective parse_objective(std::string_view text) {
 
 const char* to_string(Objective o) {
   switch (o) {
-    case Objective::time: return "time";
-    case Objective::cost: return "cost";
-    case Objective::energy: return "energy";
+    case Objective::time:
+      return "time";
+    case Objective::cost:
+      return "cost";
+    case Objective::energy:
+      return "energy";
   }
   return "time";
 }
@@ -153,8 +166,9 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const std::vector<Strategy> space = enumerate_strategies(base, options.bounds);
   if (space.empty()) {
-    throw ConfigError("<command line>", "", "no strategy satisfies the divisibility rules for this model, batch "
-                                            "and device count");
+    throw ConfigError("<command line>", "",
+                      "no strategy satisfies the divisibility rules for this model, batch "
+                      "and device count");
   }
   const Evaluator evaluator(base, options);
   std::vector<Slot> slots(space.size());
@@ -186,10 +200,20 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   r.enumerated = space.size();
   for (Slot& s : slots) {
     switch (s.outcome) {
-      case Outcome::pruned: ++r.pruned_memory; continue;
-      case Outcome::invalid: ++r.invalid; ++r.simulated; continue;
-      case Outcome::over_memory: ++r.over_memory; ++r.simulated; continue;
-      case Outcome::feasible: ++r.simulated; break;
+      case Outcome::pruned:
+        ++r.pruned_memory;
+        continue;
+      case Outcome::invalid:
+        ++r.invalid;
+        ++r.simulated;
+        continue;
+      case Outcome::over_memory:
+        ++r.over_memory;
+        ++r.simulated;
+        continue;
+      case Outcome::feasible:
+        ++r.simulated;
+        break;
     }
     if (options.deadline && s.candidate.run_time && *s.candidate.run_time > *options.deadline) {
       ++r.past_deadline;
@@ -210,7 +234,9 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
 std::vector<PlanCandidate> pareto_front(const PlanResult& r) {
   std::vector<const PlanCandidate*> by_time;
   for (const PlanCandidate& c : r.ranked) by_time.push_back(&c);
-  const auto time_of = [](const PlanCandidate* c) { return (c->run_time ? *c->run_time : c->step_time).value(); };
+  const auto time_of = [](const PlanCandidate* c) {
+    return (c->run_time ? *c->run_time : c->step_time).value();
+  };
   const auto other_of = [&r](const PlanCandidate* c) {
     if (r.objective == Objective::energy) return c->energy_j.value_or(INFINITY);
     return c->cost_usd ? *c->cost_usd : c->device_hours;
@@ -228,6 +254,16 @@ std::vector<PlanCandidate> pareto_front(const PlanResult& r) {
     }
   }
   return front;
+}
+
+void mark_trusted(PlanResult& r, const Scenario& base, const TrustRegion& region, bool trusted_first) {
+  for (PlanCandidate& c : r.ranked) c.trust = classify(region, base, c.strategy, c.devices);
+  r.trust_error = region.max_error;
+  r.trusted_first = trusted_first;
+  if (trusted_first) {
+    std::stable_partition(r.ranked.begin(), r.ranked.end(),
+                          [](const PlanCandidate& c) { return c.trust && c.trust->trusted; });
+  }
 }
 
 }  // namespace clustersim::plan

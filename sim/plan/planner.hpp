@@ -12,10 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario/scenario.hpp"
 #include "sim/engine/step_result.hpp"
 #include "sim/plan/strategy.hpp"
 #include "sim/plan/strategy_space.hpp"
+#include "sim/plan/trust_region.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace clustersim::plan {
 
@@ -34,39 +35,47 @@ struct PlanOptions {
 /// Figures of one simulated, memory-feasible strategy.
 struct PlanCandidate {
   Strategy strategy;
-  std::size_t order = 0;          // position in the enumeration
+  std::size_t order = 0;  // position in the enumeration
   int devices = 0;
   Seconds step_time{0};
   double tokens_per_s = 0;
   double mfu = 0;
   double bubble_fraction = 0;
-  Bytes memory{0};                // largest stage total
-  Bytes headroom{0};              // capacity − memory
-  Seconds comm_exposed{0};        // tp + pp + dp + cp of the critical stage
-  Seconds recompute{0};           // recomputation on the critical stage
-  std::optional<Seconds> run_time;     // tokens (or steps) of the run section / throughput, failure-free
-  double device_hours = 0;             // devices × run time (or × step time when no run length is known)
-  std::optional<double> cost_usd;      // from the energy section's run cost, when reported
-  std::optional<double> energy_j;      // energy of the run (or of one step) from the energy section
-  double objective = 0;                // the ranked value (lower is better)
+  Bytes memory{0};                    // largest stage total
+  Bytes headroom{0};                  // capacity − memory
+  Seconds comm_exposed{0};            // tp + pp + dp + cp of the critical stage
+  Seconds recompute{0};               // recomputation on the critical stage
+  std::optional<Seconds> run_time;    // tokens (or steps) of the run section / throughput, failure-free
+  double device_hours = 0;            // devices × run time (or × step time when no run length is known)
+  std::optional<double> cost_usd;     // from the energy section's run cost, when reported
+  std::optional<double> energy_j;     // energy of the run (or of one step) from the energy section
+  double objective = 0;               // the ranked value (lower is better)
+  std::optional<TrustVerdict> trust;  // inside the validated region? (set by mark_trusted)
 };
 
 struct PlanResult {
   Objective objective = Objective::time;
-  std::string objective_unit;          // "s/step", "s", "USD", "device-hours", "J", "J/step"
-  std::size_t enumerated = 0;          // strategies in the space
-  std::size_t pruned_memory = 0;       // discarded by the memory estimate before simulation
-  std::size_t simulated = 0;           // run through the engine
-  std::size_t over_memory = 0;         // simulated, but a stage does not fit
-  std::size_t invalid = 0;             // rejected by the graph builder
-  std::size_t past_deadline = 0;       // feasible but slower than the deadline
-  std::vector<PlanCandidate> ranked;   // feasible strategies, best first
-  double seconds = 0;                  // wall time of the search (not part of JSON output: not deterministic)
+  std::string objective_unit;         // "s/step", "s", "USD", "device-hours", "J", "J/step"
+  std::size_t enumerated = 0;         // strategies in the space
+  std::size_t pruned_memory = 0;      // discarded by the memory estimate before simulation
+  std::size_t simulated = 0;          // run through the engine
+  std::size_t over_memory = 0;        // simulated, but a stage does not fit
+  std::size_t invalid = 0;            // rejected by the graph builder
+  std::size_t past_deadline = 0;      // feasible but slower than the deadline
+  std::vector<PlanCandidate> ranked;  // feasible strategies, best first
+  std::optional<double> trust_error;  // the region's error bound, when mark_trusted ran
+  bool trusted_first = false;         // trusted strategies ranked before the others
+  double seconds = 0;                 // wall time of the search (not part of JSON output: not deterministic)
 };
 
 /// Throws ConfigError when the objective needs data the experiment lacks (energy without an energy
 /// section, a deadline without run tokens/steps) or the space is empty.
 PlanResult plan_strategies(const Scenario& base, const PlanOptions& options);
+
+/// Marks every ranked candidate inside or outside `region` (trust_region.hpp). With `trusted_first`, moves
+/// the trusted candidates ahead of the others, each group keeping its order (`--explore` leaves the
+/// ranking by objective alone).
+void mark_trusted(PlanResult& r, const Scenario& base, const TrustRegion& region, bool trusted_first);
 
 /// The non-dominated candidates in (step or run time, cost) or (time, energy) for the energy objective,
 /// sorted by time.

@@ -11,6 +11,7 @@
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/report/energy_validation.hpp"
+#include "sim/report/prediction.hpp"
 
 namespace clustersim {
 namespace {
@@ -33,14 +34,21 @@ double predicted_value(const StepResult& r, const config::ReferenceCase& c, cons
 }
 
 std::optional<StepResult> predict_case(config::ExperimentLoader& loader, const config::ReferenceCase& c,
-                                       std::string& problem) {
+                                       std::string& problem, ValidatedConfig& config) {
   std::vector<config::Override> overrides;
   if (c.devices_per_node_override) {
     overrides.push_back({"/cluster/node/devices_per_node", std::to_string(*c.devices_per_node_override)});
   }
+  if (c.domain_devices_override) {
+    overrides.push_back({"/cluster/node/nvlink_domain_devices", std::to_string(*c.domain_devices_override)});
+  }
   try {
     const config::ResolvedDocument resolved = loader.resolve(c.experiment, c.id);
     const Scenario s = loader.build(resolved, overrides);
+    config = {s.cluster.node.device.name, std::string(to_string(s.training.precision)), c.devices,
+              s.parallelism};
+    // A stated power limit runs the capped scenario (predict() applies energy.power_cap).
+    if (s.energy && s.energy->power_cap) return predict(s).step;
     return run_analytic(s);
   } catch (const ConfigError& e) {
     problem = e.diagnostics().front().message;
@@ -93,7 +101,8 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
   for (const config::ReferenceCase& c : set.cases) {
     if (split != "all" && c.split != split) continue;
     std::string problem;
-    const std::optional<StepResult> r = predict_case(loader, c, problem);
+    ValidatedConfig config;
+    const std::optional<StepResult> r = predict_case(loader, c, problem, config);
     if (!r) {
       out.skipped.push_back({c.id, c.group, c.split, fmt::format("experiment not expressible: {}", problem)});
       continue;
@@ -101,6 +110,7 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
     const config::MeasuredMetric& m = c.metrics.front();
     const double predicted = predicted_value(*r, c, m);
     out.rows.push_back({c.id, c.group, c.split, m.name, m.value, predicted, (predicted - m.value) / m.value});
+    out.configs.push_back(std::move(config));
     out.assumptions.emplace_back(c.id, c.assumptions);
     out.profiles.emplace_back(c.id, c.profile);
   }

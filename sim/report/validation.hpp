@@ -16,6 +16,7 @@
 
 #include "sim/config/catalog.hpp"
 #include "sim/config/reference_runs.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace clustersim {
 
@@ -29,6 +30,14 @@ struct ValidationRow {
   double rel_error = 0;
 };
 
+/// The configuration a predicted record ran (for the planner's trusted region, sim/plan/trust_region.hpp).
+struct ValidatedConfig {
+  std::string device;     // device catalog name, e.g. "a100-sxm4-80gb"
+  std::string precision;  // "bf16", "fp16", "fp8", ...
+  int devices = 0;
+  ParallelismSpec parallelism;
+};
+
 struct ValidationSummary {
   std::string split;
   std::string group;  // "" for the whole split
@@ -39,6 +48,7 @@ struct ValidationSummary {
 
 struct ValidationResult {
   std::vector<ValidationRow> rows;
+  std::vector<ValidatedConfig> configs;  // one per row, same order
   std::vector<config::ReferenceSkip> skipped;
   std::vector<std::pair<std::string, std::vector<std::string>>> assumptions;  // id -> stated defaults
   std::vector<std::pair<std::string, std::string>> profiles;                  // id -> profile used

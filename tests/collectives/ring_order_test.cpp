@@ -66,12 +66,14 @@ TEST_CASE("a naive rank-order ring is slower by the leaf oversubscription it cro
   }
 }
 
-TEST_CASE("hierarchical all-reduce on a rail fat-tree keeps inter-node traffic on the rails", "[collectives]") {
+TEST_CASE("hierarchical all-reduce on a rail fat-tree keeps inter-node traffic on the rails",
+          "[collectives]") {
   const CollectiveModel m(rail_fat_tree(12, 16, 3.0), {});
   const int n = m.graph().device_count();
   const auto e = m.estimate(request(CollectiveOp::all_reduce, 16e9, n, CollectiveAlgorithm::hierarchical));
   REQUIRE(e.phases.size() == 4);
-  CHECK(m.graph().link(e.phases[1].cost.bottleneck).kind == LinkKind::nic_uplink);
+  // The second (between the 2 domains) leaves the NVLink fabric.
+  CHECK(m.graph().link(e.phases[1].cost.bottleneck).kind != LinkKind::nvswitch_port);
   // Inter-node ring over 12 nodes on S/8: (11/12)(S/8)/50 GB/s.
   CHECK(e.phases[1].cost.bandwidth.value() == Approx(11.0 / 12.0 * 2e9 / 50e9));
 }
@@ -94,7 +96,8 @@ TEST_CASE("torus all-reduce walks the dimensions with bidirectional rings", "[co
   CHECK(e.phases[1].cost.bandwidth.value() == Approx(0.75 * 8e6 / 50e9));
 }
 
-TEST_CASE("auto picks a low-latency algorithm for small buffers and a bandwidth one for large", "[collectives]") {
+TEST_CASE("auto picks a low-latency algorithm for small buffers and a bandwidth one for large",
+          "[collectives]") {
   CollectiveModelOptions o;
   o.nvls = true;
   o.efficiency.nvls = 0.6;
@@ -102,9 +105,11 @@ TEST_CASE("auto picks a low-latency algorithm for small buffers and a bandwidth 
   const auto small = m.estimate(request(CollectiveOp::all_reduce, 1024, 8, CollectiveAlgorithm::automatic));
   CHECK(small.algorithm == CollectiveAlgorithm::nvls);
   const CollectiveModel plain(nvswitch_node(8, 450e9, 3e-6), {});
-  const auto small_plain = plain.estimate(request(CollectiveOp::all_reduce, 1024, 8, CollectiveAlgorithm::automatic));
+  const auto small_plain =
+      plain.estimate(request(CollectiveOp::all_reduce, 1024, 8, CollectiveAlgorithm::automatic));
   CHECK(small_plain.algorithm == CollectiveAlgorithm::double_binary_tree);
-  const auto large_plain = plain.estimate(request(CollectiveOp::all_reduce, 8e9, 8, CollectiveAlgorithm::automatic));
+  const auto large_plain =
+      plain.estimate(request(CollectiveOp::all_reduce, 8e9, 8, CollectiveAlgorithm::automatic));
   CHECK(large_plain.algorithm == CollectiveAlgorithm::ring);
 }
 
@@ -119,4 +124,24 @@ TEST_CASE("SHARP halves the inter-node bytes of an all-reduce", "[collectives]")
   // In-network: S/8 once each way over the NIC vs the ring's 2(N-1)/N · S/8.
   CHECK(sharp.phases[1].cost.bandwidth.value() == Approx(2e9 / 50e9));
   CHECK(sharp.time < hier.time);
+}
+
+TEST_CASE("an NVLink domain over several nodes is one node for a hierarchical collective", "[collectives]") {
+  // 16 trays of 4 GPUs, 2 NVL domains of 32 (NVL72-style): the all-reduce of 64 ranks crosses NICs only
+  // between the 2 domains, not between the 16 trays.
+  ClusterTopologySpec c = rail_fat_tree(16, 16, 1.0);
+  c.node.devices_per_node = 4;
+  c.node.nics = 4;
+  c.node.kind = NodeFabricKind::nvl_domain;
+  c.node.domain_devices = 32;
+  const CollectiveModel m(c, {});
+  const auto by_domain = ranks_by_node(m.graph(), strided_group(64));
+  REQUIRE(by_domain.size() == 2);
+  CHECK(by_domain.front().size() == 32);
+  const auto e = m.estimate(request(CollectiveOp::all_reduce, 16e9, 64, CollectiveAlgorithm::hierarchical));
+  REQUIRE(e.phases.size() == 4);
+  // The first phase (reduce-scatter inside each domain) runs across trays on NVLink switch ports.
+  CHECK(m.graph().link(e.phases[0].cost.bottleneck).kind == LinkKind::nvswitch_port);
+  // The second (between the 2 domains) leaves the NVLink fabric.
+  CHECK(m.graph().link(e.phases[1].cost.bottleneck).kind != LinkKind::nvswitch_port);
 }

@@ -10,17 +10,17 @@ using namespace clustersim;
 
 namespace {
 
-// Carbon intensity (kind = "gross" or "net") of the datacenter entry whose applies_to lists `record_id`.
-CarbonIntensity intensity_for(const nlohmann::json& catalog, const std::string& record_id, const char* kind) {
+// Carbon intensity (kind = "gross" or "net") of the catalog entry stating the record's datacenter.
+CarbonIntensity intensity_for(const nlohmann::json& catalog, const nlohmann::json& datacenter,
+                              const char* kind) {
   for (const auto& [name, entry] : catalog.at("entries").items()) {
-    for (const auto& id : entry.at("applies_to")) {
-      if (id.get<std::string>() == record_id) {
-        return CarbonIntensity(
-            parse_quantity(entry.at(kind).get<std::string>(), Dimension::carbon_intensity));
-      }
+    if (entry.value("operator", "") == datacenter.at("operator") &&
+        entry.value("site", "") == datacenter.at("site") &&
+        entry.value("date", "") == datacenter.at("date")) {
+      return CarbonIntensity(parse_quantity(entry.at(kind).get<std::string>(), Dimension::carbon_intensity));
     }
   }
-  FAIL("no carbon intensity in configs/energy/carbon_intensity.json applies to " << record_id);
+  FAIL("no carbon intensity in configs/energy/carbon_intensity.json for " << datacenter.dump());
   return CarbonIntensity(0);
 }
 
@@ -40,9 +40,9 @@ TEST_CASE(
     in.avg_system_power = Watts(m.at("avg_system_power_per_accelerator_W").get<double>());
     in.duration = Seconds(m.at("training_days").get<double>() * 86400.0);
     in.pue = m.at("pue").get<double>();
-    in.carbon_intensity = intensity_for(carbon, id, "gross");
+    in.carbon_intensity = intensity_for(carbon, rec.at("datacenter"), "gross");
     const TrainingRunEnergy gross = estimate_training_run_energy(in);
-    in.carbon_intensity = intensity_for(carbon, id, "net");
+    in.carbon_intensity = intensity_for(carbon, rec.at("datacenter"), "net");
     const TrainingRunEnergy net = estimate_training_run_energy(in);
 
     const double mwh = to_mwh(gross.facility_energy);

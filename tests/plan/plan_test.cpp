@@ -9,6 +9,7 @@
 #include "sim/plan/memory_estimate.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/planner.hpp"
+#include "sim/plan/trust_region.hpp"
 
 using namespace clustersim;
 using namespace clustersim::plan;
@@ -16,7 +17,9 @@ using namespace clustersim::plan::testing;
 
 namespace {
 
-Scenario small_experiment() { return config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu"); }
+Scenario small_experiment() {
+  return config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu");
+}
 
 std::vector<config::Override> overrides_of(const Strategy& st) {
   return {{"/parallelism/tp", std::to_string(st.tp)},
@@ -46,8 +49,9 @@ TEST_CASE("every enumerated strategy is accepted by the config layer", "[plan][p
 }
 
 TEST_CASE("the memory estimate prunes only strategies the engine also finds over memory", "[plan][planner]") {
-  Scenario base = config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu",
-                                        std::vector<config::Override>{{"/cluster/node/device/memory/capacity", "24 GiB"}});
+  Scenario base = config::load_scenario(
+      bundled_catalog(), "gpt2-1b-a100-8gpu",
+      std::vector<config::Override>{{"/cluster/node/device/memory/capacity", "24 GiB"}});
   const std::vector<Strategy> space = enumerate_strategies(base, {});
   int pruned = 0, kept = 0;
   for (std::size_t i = 0; i < space.size(); i += 7) {
@@ -67,7 +71,8 @@ TEST_CASE("the memory estimate prunes only strategies the engine also finds over
   CHECK(kept > 0);
 }
 
-TEST_CASE("the planner's top choice for a small model fits memory and is no worse than any other", "[plan][planner]") {
+TEST_CASE("the planner's top choice for a small model fits memory and is no worse than any other",
+          "[plan][planner]") {
   const Scenario base = small_experiment();
   PlanOptions o;
   o.threads = 2;
@@ -80,10 +85,12 @@ TEST_CASE("the planner's top choice for a small model fits memory and is no wors
   CHECK(top.mfu > 0);
   CHECK(top.mfu < 1);
   for (const PlanCandidate& c : r.ranked) CHECK(top.objective <= c.objective);
-  CHECK(std::is_sorted(r.ranked.begin(), r.ranked.end(),
-                       [](const PlanCandidate& a, const PlanCandidate& b) { return a.objective < b.objective; }));
+  CHECK(std::is_sorted(r.ranked.begin(), r.ranked.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
+    return a.objective < b.objective;
+  }));
   // The winner, rebuilt through the JSON path, predicts the same step time and fits.
-  const Scenario again = config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu", overrides_of(top.strategy));
+  const Scenario again =
+      config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu", overrides_of(top.strategy));
   const StepResult check = run_analytic(again);
   CHECK(check.fits);
   CHECK(check.step_time.value() == Approx(top.step_time.value()).epsilon(1e-12));
@@ -106,12 +113,14 @@ TEST_CASE("the Pareto front is sorted by time and strictly improves cost", "[pla
   REQUIRE_FALSE(front.empty());
   for (std::size_t i = 1; i < front.size(); ++i) {
     CHECK(front[i].step_time >= front[i - 1].step_time);
-    CHECK(front[i].cost_usd.value_or(front[i].device_hours) < front[i - 1].cost_usd.value_or(front[i - 1].device_hours));
+    CHECK(front[i].cost_usd.value_or(front[i].device_hours) <
+          front[i - 1].cost_usd.value_or(front[i - 1].device_hours));
   }
   // No feasible candidate dominates a point of the front.
   for (const PlanCandidate& f : front) {
     for (const PlanCandidate& c : r.ranked) {
-      CHECK_FALSE((c.step_time < f.step_time && c.cost_usd.value_or(c.device_hours) < f.cost_usd.value_or(f.device_hours)));
+      CHECK_FALSE((c.step_time < f.step_time &&
+                   c.cost_usd.value_or(c.device_hours) < f.cost_usd.value_or(f.device_hours)));
     }
   }
   CHECK_THAT(plan_text(r, 3, true), Catch::Contains("Pareto front"));
@@ -158,4 +167,57 @@ TEST_CASE("strategies that tie on the objective are said to tie, not to win by 0
   CHECK_THAT(why_it_ranks(r, 0), Catch::Contains("ties with #2"));
   CHECK_THAT(why_it_ranks(r, 1), Catch::Contains("ties with #1"));
   CHECK_THAT(why_it_ranks(r, 2), Catch::Contains("worse time than #1"));
+}
+
+TEST_CASE("a strategy is trusted only inside the device, precision, kinds and scale the test split validates",
+          "[plan][trust]") {
+  const Scenario base = small_experiment();  // a100-sxm4-80gb
+  TrustRegion region;
+  region.max_error = 0.25;
+  const std::string device = base.cluster.node.device.name;
+  region.points.push_back({"r1", device, "fp16/bf16", kind_tp | kind_pp, 64, 0.1});
+  region.points.push_back({"r2", device, "fp16/bf16", kind_tp, 8, -0.2});
+  Strategy st;
+  st.tp = 2;
+  st.dp = 4;
+  SECTION("inside: TP on 8..64 devices") {
+    CHECK(classify(region, base, st, 8).trusted);
+  }
+  SECTION("beyond the validated scale") {
+    const TrustVerdict v = classify(region, base, st, 128);
+    CHECK_FALSE(v.trusted);
+    CHECK(v.note.find("128 devices outside the 8-64") != std::string::npos);
+  }
+  SECTION("a kind no record uses") {
+    st.cp = 2;
+    const TrustVerdict v = classify(region, base, st, 16);
+    CHECK_FALSE(v.trusted);
+    CHECK(v.note.find("TP+CP") != std::string::npos);
+  }
+  SECTION("another device") {
+    region.points[0].device = region.points[1].device = "h100-sxm5-80gb";
+    CHECK_FALSE(classify(region, base, st, 16).trusted);
+  }
+}
+
+TEST_CASE("trusted strategies are ranked first unless exploring, each group in objective order",
+          "[plan][trust]") {
+  const Scenario base = small_experiment();
+  PlanOptions o;
+  o.threads = 1;
+  PlanResult r = plan_strategies(base, o);
+  REQUIRE(r.ranked.size() > 2);
+  TrustRegion region;  // trusts pure data parallelism only
+  region.points.push_back({"dp-only", base.cluster.node.device.name, "fp16/bf16", 0, 1, 0.0});
+  region.points.push_back({"dp-only-8", base.cluster.node.device.name, "fp16/bf16", 0, 8, 0.0});
+  PlanResult explored = r;
+  mark_trusted(explored, base, region, false);
+  for (std::size_t i = 0; i < r.ranked.size(); ++i) CHECK(explored.ranked[i].order == r.ranked[i].order);
+  mark_trusted(r, base, region, true);
+  bool seen_untrusted = false;
+  for (const PlanCandidate& c : r.ranked) {
+    REQUIRE(c.trust);
+    if (!c.trust->trusted) seen_untrusted = true;
+    CHECK_FALSE((seen_untrusted && c.trust->trusted));
+  }
 }

@@ -149,14 +149,56 @@ TEST_CASE("architecture comes from the record or the named catalog model, never 
   CHECK(s.skipped.front().reason.find("model.layers not stated") != std::string::npos);
 }
 
-TEST_CASE("accelerators map to nodes by exact name; B200 predicts, GB200 is skipped with what is missing") {
+TEST_CASE("accelerators map to nodes by exact name; B200 predicts, H800 is skipped with what is missing") {
   json r = base_record();
   r["hardware"]["accelerator"] = "NVIDIA B200";
   CHECK(only_case(read(r)).experiment["cluster"]["node"] == "dgx-b200");
-  r["hardware"]["accelerator"] = "NVIDIA GB200 NVL72";
+  r["hardware"]["accelerator"] = "NVIDIA H800";
   const auto s = read(r);
   REQUIRE(s.skipped.size() == 1);
-  CHECK(s.skipped.front().reason.find("NVL72 node entry") != std::string::npos);
+  CHECK(s.skipped.front().reason.find("H800 node entry") != std::string::npos);
+}
+
+TEST_CASE("GB200 NVL72 jobs are placed as equal NVLink domains of whole trays, said as an assumption") {
+  json r = base_record();
+  r["hardware"]["accelerator"] = "NVIDIA GB200 NVL72";
+  r["hardware"]["gpus_per_node"] = nullptr;
+  SECTION("64 GPUs fit one 72-GPU domain as 16 trays of 4") {
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["cluster"]["node"] == "gb200-nvl72");
+    CHECK(c.experiment["cluster"]["nodes"] == 16);
+    REQUIRE(c.domain_devices_override);
+    CHECK(*c.domain_devices_override == 64);
+    CHECK(mentions(c.assumptions, "placement = 1 NVLink domain(s) of 64 devices"));
+  }
+  SECTION("128 GPUs are two domains of 64") {
+    r["hardware"]["count"] = 128;
+    const auto c = only_case(read(r));
+    REQUIRE(c.domain_devices_override);
+    CHECK(*c.domain_devices_override == 64);
+  }
+  SECTION("144 GPUs fill two whole domains: no override") {
+    r["hardware"]["count"] = 144;
+    r["parallelism"]["global_batch"] = 144;
+    CHECK_FALSE(only_case(read(r)).domain_devices_override);
+  }
+  SECTION("it predicts") {
+    r["parallelism"]["tp"] = 1;
+    CHECK(predict(r) > 0);
+  }
+}
+
+TEST_CASE("a power limit the accelerator name states slows the device through the DVFS model") {
+  json r = base_record();
+  r["hardware"]["accelerator"] = "NVIDIA H100 SXM5 80GB";
+  const double full = predict(r);
+  r["hardware"]["accelerator"] = "NVIDIA H100 SXM 96GB HBM2e (500 W power limit)";
+  const auto c = only_case(read(r));
+  CHECK(c.experiment["energy"]["power_cap"] == "500 W");
+  CHECK(mentions(c.assumptions, "power cap 500 W"));
+  const double capped = predict(r);
+  CHECK(capped < full);        // tokens/s per GPU falls under the cap
+  CHECK(capped > 0.8 * full);  // compute slows by at most (630/430)^(1/3) = 1.14 (docs/energy.md)
 }
 
 TEST_CASE("a layer count the pipeline cannot split is skipped with the reason") {
@@ -251,4 +293,16 @@ TEST_CASE("profiles are read strictly: unknown keys, missing citations and overl
     CHECK(problem().find("overlap profile a") != std::string::npos);
   }
   std::filesystem::remove_all(root);
+}
+
+TEST_CASE("TPU v5e and v3 records run on their host entries") {
+  for (const char* accelerator : {"Google TPU v5e", "Google TPU v3"}) {
+    json r = base_record();
+    r["hardware"]["accelerator"] = accelerator;
+    r["hardware"]["gpus_per_node"] = nullptr;
+    INFO(accelerator);
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["cluster"]["node"].get<std::string>().starts_with("tpu-v"));
+    CHECK(predict(r) > 0);
+  }
 }

@@ -6,12 +6,15 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "fraction_option.hpp"
 #include "output.hpp"
 #include "paths.hpp"
 #include "sim/config/experiment_loader.hpp"
+#include "sim/config/reference_runs.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/plan/plan_report.hpp"
+#include "sim/report/validation.hpp"
 
 namespace clustersim::cli {
 
@@ -30,6 +33,8 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     int threads = 0;
     bool tp_beyond_node = false;
     int max_cp = 8;
+    bool explore = false;
+    std::string trust_error = "25%";
   };
   auto opt = std::make_shared<Options>();
   app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")
@@ -54,6 +59,10 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
   app.add_flag("--allow-tp-beyond-node", opt->tp_beyond_node, "let tensor parallelism span nodes");
   app.add_option("--max-cp", opt->max_cp, "largest context-parallel degree searched")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--explore", opt->explore,
+               "rank by the objective alone (default: strategies inside the validated region first)");
+  app.add_option("--trust-error", opt->trust_error,
+                 "a test-split record validates its configuration when predicted within this (default 25%)");
   return [opt, &global]() {
     std::vector<config::Override> overrides;
     for (const std::string& s : opt->sets) overrides.push_back(config::parse_override(s));
@@ -81,7 +90,13 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     }
     o.threads =
         opt->threads > 0 ? opt->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const plan::PlanResult r = plan::plan_strategies(base, o);
+    const double trust_error = parse_fraction_option(opt->trust_error, "--trust-error", "25%");
+    plan::PlanResult r = plan::plan_strategies(base, o);
+    if (const auto corpus = default_reference_file(global.config_dirs)) {
+      const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
+      const ValidationResult v = run_validation(config::read_reference_runs(*corpus, paths), paths, "test");
+      plan::mark_trusted(r, base, plan::trust_region(v, trust_error), !opt->explore);
+    }
     if (opt->format == "json") {
       write_stdout(plan::plan_json(r, opt->top, opt->pareto).dump(2) + "\n");
     } else {

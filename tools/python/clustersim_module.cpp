@@ -196,7 +196,8 @@ class SweepIterator {
 py::object plan_strategies(const py::object& experiment, const std::optional<int>& devices,
                            const std::string& objective, const std::optional<int>& max_devices,
                            int min_devices, const std::optional<std::string>& deadline, std::size_t top,
-                           bool pareto, const py::object& overrides, const py::object& configs) {
+                           bool pareto, const py::object& overrides, const py::object& configs, bool explore,
+                           double trust_error) {
   const Scenario base = build_scenario(experiment, overrides, configs);
   plan::PlanOptions o;
   o.objective = plan::parse_objective(objective);
@@ -209,7 +210,14 @@ py::object plan_strategies(const py::object& experiment, const std::optional<int
   nlohmann::json j;
   {
     py::gil_scoped_release release;
-    j = plan::plan_json(plan::plan_strategies(base, o), top, pareto);
+    plan::PlanResult r = plan::plan_strategies(base, o);
+    // As `clustersim plan`: strategies marked inside/outside the region the test split validates.
+    const config::CatalogPaths paths = catalog_paths(configs);
+    if (const auto corpus = cli::reference_file_in(paths.roots)) {
+      const ValidationResult v = run_validation(config::read_reference_runs(*corpus, paths), paths, "test");
+      plan::mark_trusted(r, base, plan::trust_region(v, trust_error), !explore);
+    }
+    j = plan::plan_json(r, top, pareto);
   }
   return to_python(j);
 }
@@ -300,9 +308,11 @@ PYBIND11_MODULE(clustersim, m) {
       "plan", &plan_strategies, py::arg("experiment"), py::arg("devices") = py::none(),
       py::arg("objective") = "time", py::arg("max_devices") = py::none(), py::arg("min_devices") = 1,
       py::arg("deadline") = py::none(), py::arg("top") = 10, py::arg("pareto") = false,
-      py::arg("overrides") = py::none(), py::arg("configs") = py::none(),
+      py::arg("overrides") = py::none(), py::arg("configs") = py::none(), py::arg("explore") = false,
+      py::arg("trust_error") = 0.25,
       "Searches parallelization strategies (the dict of `clustersim plan --format json`). devices fixes the\n"
-      "device count; max_devices searches 1, 2, 4, ... nodes up to it; objective is time, cost or energy.");
+      "device count; max_devices searches 1, 2, 4, ... nodes up to it; objective is time, cost or energy;\n"
+      "explore ranks by the objective alone (default: strategies inside the validated region first).");
   m.def("validate", &validate, py::arg("path") = py::none(), py::arg("configs") = py::none(),
         "Compares predictions with measured runs (the dict of `clustersim validate --format json`); path\n"
         "defaults to the bundled published-runs corpus.");
