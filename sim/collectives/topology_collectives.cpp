@@ -13,7 +13,7 @@ namespace {
 constexpr double kFitBytes = 1 << 20;  // S at which A and B are read off (loads are linear in S)
 constexpr std::size_t kMaxCachedTopologies = 8;
 
-constexpr std::size_t kMaxCachedSkeletons = 8;
+constexpr std::size_t kMaxCachedSkeletons = 32;  // structures: a 1..11 oversubscription sweep has 27
 
 // Without `bandwidth` the key of a fabric's structure (fabric_skeleton.hpp).
 std::string link_key(const LinkParams& l, bool bandwidth = true) {

@@ -74,6 +74,8 @@ class TopologyCollectives {
                              CollectiveChoice choice = {}) const;
 
   [[nodiscard]] const CollectiveModel& model() const;
+  /// True when this fabric is costed on a skeleton shared with fabrics of other bandwidths.
+  [[nodiscard]] bool shares_skeleton() const { return skeleton_ != nullptr; }
 
   /// The schedule the flow engine replays: `op` on S = `bytes` over every group of `groups` at once
   /// (explicit device lists of one size), the phases of all groups merged index by index, for the
