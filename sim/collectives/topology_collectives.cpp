@@ -1,8 +1,7 @@
 #include "sim/collectives/topology_collectives.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <type_traits>
 
 #include "sim/collectives/cluster_fabric.hpp"
 
@@ -15,39 +14,79 @@ constexpr std::size_t kMaxCachedTopologies = 8;
 
 constexpr std::size_t kMaxCachedSkeletons = 32;  // structures: a 1..11 oversubscription sweep has 27
 
-// Without `bandwidth` the key of a fabric's structure (fabric_skeleton.hpp).
-std::string link_key(const LinkParams& l, bool bandwidth = true) {
-  return bandwidth
-             ? fmt::format("{}/{}/{}", l.bandwidth.value(), l.latency.value(), static_cast<int>(l.duplex))
-             : fmt::format("{}/{}", l.latency.value(), static_cast<int>(l.duplex));
-}
+// A cache key as raw bytes: every field appended as its object representation (vectors with their
+// length first), so equal keys mean equal fields. Much cheaper than formatting the doubles as text,
+// which the analytic engine did once per configuration.
+class KeyBytes {
+ public:
+  template <class T>
+  void add(const T& v) {
+    static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
+    const auto* p = reinterpret_cast<const char*>(&v);
+    key_.append(p, sizeof v);
+  }
+  void add(const LinkParams& l, bool bandwidth) {
+    if (bandwidth) add(l.bandwidth.value());
+    add(l.latency.value());
+    add(l.duplex);
+  }
+  std::string take() { return std::move(key_); }
 
-// Everything the graph and the link efficiencies depend on, as text (the cache key); with
-// `bandwidths` false, everything but the link bandwidths and efficiencies (the skeleton's key).
+ private:
+  std::string key_;
+};
+
+// Everything the graph and the link efficiencies depend on (the cache key); with `bandwidths` false,
+// everything but the link bandwidths and efficiencies (the skeleton's key: fabric_skeleton.hpp).
 std::string topology_key(const ClusterFabric& f, bool bandwidths = true) {
-  const auto link_key = [bandwidths](const LinkParams& l) { return ::clustersim::link_key(l, bandwidths); };
+  KeyBytes k;
   const ClusterTopologySpec& t = f.topology;
   const NodeFabricSpec& n = t.node;
-  std::string k = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|", t.nodes, static_cast<int>(t.network),
-                              static_cast<int>(n.kind), n.devices_per_node, n.domain_devices, n.nics,
-                              link_key(n.link), link_key(n.nic), link_key(n.nic_attach));
-  for (const MeshLink& m : n.mesh) k += fmt::format("{}-{}-{},", m.a, m.b, m.lanes);
+  k.add(bandwidths);
+  k.add(t.nodes);
+  k.add(t.network);
+  k.add(n.kind);
+  k.add(n.devices_per_node);
+  k.add(n.domain_devices);
+  k.add(n.nics);
+  k.add(n.link, bandwidths);
+  k.add(n.nic, bandwidths);
+  k.add(n.nic_attach, bandwidths);
+  k.add(n.mesh.size());
+  for (const MeshLink& m : n.mesh) {
+    k.add(m.a);
+    k.add(m.b);
+    k.add(m.lanes);
+  }
   const FatTreeSpec& ft = t.fat_tree;
-  k += fmt::format("|{}|{}|{}|{}|{}|", ft.tiers, ft.radix, ft.rail_optimized, link_key(ft.leaf_spine),
-                   link_key(ft.spine_core));
-  for (double r : ft.oversubscription) k += fmt::format("{},", r);
-  k += fmt::format("|{}|{}|{}|", t.torus.wrap, t.torus.cube, link_key(t.torus.link));
-  for (int d : t.torus.dims) k += fmt::format("{},", d);
+  k.add(ft.tiers);
+  k.add(ft.radix);
+  k.add(ft.rail_optimized);
+  k.add(ft.leaf_spine, bandwidths);
+  k.add(ft.spine_core, bandwidths);
+  k.add(ft.oversubscription.size());
+  for (double r : ft.oversubscription) k.add(r);
+  k.add(t.torus.wrap);
+  k.add(t.torus.cube);
+  k.add(t.torus.link, bandwidths);
+  k.add(t.torus.dims.size());
+  for (int d : t.torus.dims) k.add(d);
   const DragonflySpec& df = t.dragonfly;
-  k += fmt::format("|{}|{}|{}|{}|{}|{}|", df.groups, df.routers_per_group, df.hosts_per_router,
-                   df.global_links_per_router, link_key(df.local), link_key(df.global));
+  k.add(df.groups);
+  k.add(df.routers_per_group);
+  k.add(df.hosts_per_router);
+  k.add(df.global_links_per_router);
+  k.add(df.local, bandwidths);
+  k.add(df.global, bandwidths);
   const CollectiveModelOptions& o = f.options;
   if (bandwidths) {
-    for (double e : o.efficiency.by_kind) k += fmt::format("{},", e);
-    k += fmt::format("|{}|{}|", o.efficiency.nvls, o.efficiency.sharp);
+    for (double e : o.efficiency.by_kind) k.add(e);
+    k.add(o.efficiency.nvls);
+    k.add(o.efficiency.sharp);
   }
-  k += fmt::format("|{}|{}", o.sharp_network, o.nvls);
-  return k;
+  k.add(o.sharp_network);
+  k.add(o.nvls);
+  return k.take();
 }
 
 std::vector<int> group_ranks(const ConcurrentGroups& g, int k) {
@@ -272,19 +311,21 @@ Seconds TopologyCollectives::time(CollectiveOp op, Bytes bytes, const Concurrent
   if (g.size < 2 || bytes.value() <= 0.0) return Seconds(0);
   CS_ASSERT(g.count >= 1, "at least one group");
   const auto key = std::make_tuple(static_cast<int>(op), g, choice);
-  std::vector<Affine> fits;
+  // Entries are never erased or changed once inserted and std::map nodes do not move, so the fits can be
+  // read outside the lock (no copy per collective).
+  const std::vector<Affine>* fits = nullptr;
   {
     const std::lock_guard lock(mutex_);
-    if (auto it = cache_.find(key); it != cache_.end()) fits = it->second;
+    if (auto it = cache_.find(key); it != cache_.end()) fits = &it->second;
   }
-  if (fits.empty()) {
-    fits = fit(op, g, choice);
+  if (fits == nullptr) {
+    std::vector<Affine> made = fit(op, g, choice);
     const std::lock_guard lock(mutex_);
-    cache_.emplace(key, fits);
+    fits = &cache_.emplace(key, std::move(made)).first->second;
   }
   Seconds best(0);
   bool first = true;
-  for (const Affine& f : fits) {
+  for (const Affine& f : *fits) {
     const Seconds t = f.fixed + Seconds(f.per_byte * bytes.value());
     if (first || t < best) best = t;
     first = false;
