@@ -104,7 +104,8 @@ TEST_CASE("a cluster without an explicit topology is costed on its derived topol
 TEST_CASE("fabrics that differ only in bandwidths cost collectives bit-identically to a fresh build",
           "[engine][topology]") {
   // Derived fat-trees: the oversubscription moves the whole-port split (the structure) at a few values
-  // and the up-link bandwidth (achieved/asked) everywhere; the NIC bandwidth scales NIC and switch links.
+  // and the up-link bandwidth (achieved/asked) everywhere; the NIC bandwidth scales NIC and switch links;
+  // the link efficiencies change with it.
   const std::vector<ConcurrentGroups> groups = {
       {.size = 16, .stride = 8, .first = 0, .count = 8, .group_stride = 1},   // DP over every node
       {.size = 8, .stride = 1, .first = 0, .count = 16, .group_stride = 8},   // TP inside the nodes
@@ -117,6 +118,8 @@ TEST_CASE("fabrics that differ only in bandwidths cost collectives bit-identical
       c.network.topology = "fat-tree";
       c.network.oversubscription = r;
       c.node.nic.bandwidth = c.node.nic.bandwidth * nic_scale;
+      c.node.nic.efficiency = 0.6 + 0.3 * nic_scale;  // efficiencies are re-read per fabric as well
+      c.node.intra.efficiency = 0.95 - 0.2 * nic_scale;
       const auto cached = TopologyCollectives::of(c);
       const TopologyCollectives fresh(c);
       shared += cached->shares_skeleton() ? 1 : 0;
