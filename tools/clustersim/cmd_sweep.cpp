@@ -34,7 +34,7 @@ class ProgressBar {
     const auto now = std::chrono::steady_clock::now();
     const auto every = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(10000);
     if (p.done < p.total && now - last_ < every) return;
-    if (!terminal_ && last_ == std::chrono::steady_clock::time_point{}) {
+    if (!terminal_ && p.done < p.total && last_ == std::chrono::steady_clock::time_point{}) {
       last_ = now;  // no line before the first interval has a rate
       return;
     }
