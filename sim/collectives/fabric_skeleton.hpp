@@ -58,6 +58,9 @@ class FabricSkeleton {
 
   /// (op, group size, stride, first, count, group stride, algorithm choice, ring order).
   using LoadsKey = std::tuple<int, int, int, int, int, int, int, int>;
+  /// Bound on cached keys (a large DP ring's loads take megabytes; sweeps over group shapes and
+  /// bandwidths at once would otherwise grow it without limit).
+  static constexpr std::size_t kMaxCachedLoads = 256;
 
   /// The loads cached under `key`; `make_loads` runs on the first request for it.
   template <class Make>
@@ -68,6 +71,7 @@ class FabricSkeleton {
     }
     auto made = std::make_shared<const std::vector<AlgorithmLoads>>(make_loads());
     const std::lock_guard lock(mutex_);
+    if (loads_.size() >= kMaxCachedLoads) loads_.clear();  // holders keep their entries alive
     return loads_.emplace(key, std::move(made)).first->second;
   }
 
