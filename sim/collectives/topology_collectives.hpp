@@ -18,7 +18,11 @@
 // computed once per (op, groups, algorithm choice) and cached; `automatic` takes the fastest
 // candidate at each S (CollectiveModel::auto_candidates). The TopologyGraph is built once per
 // topology and kept in a small process-wide cache (thread-safe), so sweeps over parallelism on one
-// cluster build it once and evaluate each collective as two multiply-adds.
+// cluster build it once and evaluate each collective as two multiply-adds. Fabrics that differ only in
+// link bandwidths (an oversubscription or NIC-bandwidth sweep) share one FabricSkeleton
+// (fabric_skeleton.hpp): the graph is not rebuilt, the phases' link loads are expanded once, and each
+// fabric re-reads the bottlenecks with its own bandwidths (bit-identical to a fresh build). Such a
+// fabric builds its own graph only when model() or schedule() is asked for (the flow engine).
 #pragma once
 
 #include <map>
@@ -27,7 +31,9 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/collectives/cluster_fabric.hpp"
 #include "sim/collectives/collective_model.hpp"
+#include "sim/collectives/fabric_skeleton.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace clustersim {
@@ -57,14 +63,19 @@ class TopologyCollectives {
   /// and pointer).
   static std::shared_ptr<const TopologyCollectives> of(const ClusterSpec& c);
 
+  /// Builds the cluster's graph (never cached, never shares a skeleton).
   explicit TopologyCollectives(const ClusterSpec& c);
+  /// A fabric costed on `skeleton` (same structure, its own bandwidths); builds its graph lazily.
+  TopologyCollectives(ClusterFabric fabric, std::shared_ptr<FabricSkeleton> skeleton);
 
   /// Time of `op` on S = `bytes` (the full buffer of one group) with all groups running at once.
   /// Groups of one rank cost 0. A concrete `choice` must be able to run `op` (asserted).
   [[nodiscard]] Seconds time(CollectiveOp op, Bytes bytes, const ConcurrentGroups& g,
                              CollectiveChoice choice = {}) const;
 
-  [[nodiscard]] const CollectiveModel& model() const { return model_; }
+  [[nodiscard]] const CollectiveModel& model() const;
+  /// True when this fabric is costed on a skeleton shared with fabrics of other bandwidths.
+  [[nodiscard]] bool shares_skeleton() const { return skeleton_ != nullptr; }
 
   /// The schedule the flow engine replays: `op` on S = `bytes` over every group of `groups` at once
   /// (explicit device lists of one size), the phases of all groups merged index by index, for the
@@ -85,13 +96,21 @@ class TopologyCollectives {
   };
   [[nodiscard]] std::vector<Affine> fit(CollectiveOp op, const ConcurrentGroups& g,
                                         CollectiveChoice choice) const;
+  /// fit() from the skeleton's cached link loads and this fabric's bandwidths.
+  [[nodiscard]] std::vector<Affine> fit_on_skeleton(CollectiveOp op, const ConcurrentGroups& g,
+                                                    CollectiveChoice choice) const;
   /// Phases of algorithm `a` for every group, merged index by index (empty if `a` cannot run them).
-  [[nodiscard]] std::vector<Phase> merged_phases(CollectiveOp op, double bytes,
-                                                 const std::vector<std::vector<int>>& groups,
-                                                 CollectiveAlgorithm a,
-                                                 RingOrder order = RingOrder::topology_aware) const;
+  [[nodiscard]] static std::vector<Phase> merged_phases(const CollectiveModel& model, CollectiveOp op,
+                                                        double bytes,
+                                                        const std::vector<std::vector<int>>& groups,
+                                                        CollectiveAlgorithm a,
+                                                        RingOrder order = RingOrder::topology_aware);
 
-  CollectiveModel model_;
+  ClusterFabric fabric_;
+  std::shared_ptr<FabricSkeleton> skeleton_;  // null when built in full
+  std::vector<double> bandwidth_;             // per link, with skeleton_
+  mutable std::once_flag model_once_;
+  mutable std::unique_ptr<const CollectiveModel> model_;  // built at once without skeleton_, else lazily
   mutable std::mutex mutex_;
   mutable std::map<std::tuple<int, ConcurrentGroups, CollectiveChoice>, std::vector<Affine>> cache_;
 };

@@ -4,8 +4,8 @@
 
 #include "fixtures.hpp"
 #include "sim/collectives/topology_collectives.hpp"
-#include "topologies/derived_topology.hpp"
 #include "sim/engine/analytic_engine.hpp"
+#include "topologies/derived_topology.hpp"
 
 using namespace clustersim;
 using namespace clustersim::testing;
@@ -99,4 +99,41 @@ TEST_CASE("a cluster without an explicit topology is costed on its derived topol
   const auto a = TopologyCollectives::of(implicit);
   REQUIRE(a != nullptr);
   CHECK(TopologyCollectives::of(spelled) == a);  // the same fabric: the same cached model
+}
+
+TEST_CASE("fabrics that differ only in bandwidths cost collectives bit-identically to a fresh build",
+          "[engine][topology]") {
+  // Derived fat-trees: the oversubscription moves the whole-port split (the structure) at a few values
+  // and the up-link bandwidth (achieved/asked) everywhere; the NIC bandwidth scales NIC and switch links;
+  // the link efficiencies change with it.
+  const std::vector<ConcurrentGroups> groups = {
+      {.size = 16, .stride = 8, .first = 0, .count = 8, .group_stride = 1},   // DP over every node
+      {.size = 8, .stride = 1, .first = 0, .count = 16, .group_stride = 8},   // TP inside the nodes
+      {.size = 2, .stride = 64, .first = 0, .count = 64, .group_stride = 1},  // pipeline neighbours
+  };
+  int shared = 0;
+  for (double r : {1.0, 1.37, 1.371, 1.5, 2.0, 2.4, 2.41, 3.0, 7.0, 10.999}) {
+    for (double nic_scale : {1.0, 0.5, 0.25}) {
+      ClusterSpec c = dgx_a100_cluster(16);
+      c.network.topology = "fat-tree";
+      c.network.oversubscription = r;
+      c.node.nic.bandwidth = c.node.nic.bandwidth * nic_scale;
+      c.node.nic.efficiency = 0.6 + 0.3 * nic_scale;  // efficiencies are re-read per fabric as well
+      c.node.intra.efficiency = 0.95 - 0.2 * nic_scale;
+      const auto cached = TopologyCollectives::of(c);
+      const TopologyCollectives fresh(c);
+      shared += cached->shares_skeleton() ? 1 : 0;
+      for (const ConcurrentGroups& g : groups) {
+        for (CollectiveOp op :
+             {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::send_recv}) {
+          for (double bytes : {1e3, 3e6, 5e9}) {
+            INFO("oversubscription " << r << ", NIC x" << nic_scale << ", op " << static_cast<int>(op)
+                                     << ", group size " << g.size << ", " << bytes << " B");
+            CHECK(cached->time(op, Bytes(bytes), g).value() == fresh.time(op, Bytes(bytes), g).value());
+          }
+        }
+      }
+    }
+  }
+  CHECK(shared > 10);  // most of these fabrics were costed on a shared skeleton, not rebuilt
 }

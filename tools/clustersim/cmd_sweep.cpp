@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -11,6 +12,7 @@
 #include "commands.hpp"
 #include "paths.hpp"
 #include "sim/config/experiment_loader.hpp"
+#include "sim/plan/point_evaluator.hpp"
 #include "sim/plan/sweep_runner.hpp"
 #include "work_limits.hpp"
 
@@ -22,30 +24,67 @@ std::string clock_text(double s) {
   return fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60);
 }
 
-// A progress bar on stderr, redrawn at most 10 times a second.
+// A progress line on stderr: on a terminal a bar redrawn in place at most 10 times a second; otherwise
+// (--progress with stderr piped to a log) one line every 10 s and a last one at the end.
 class ProgressBar {
  public:
+  explicit ProgressBar(bool terminal) : terminal_(terminal) {}
+
   void operator()(const plan::SweepProgress& p) {
     const auto now = std::chrono::steady_clock::now();
-    if (p.done < p.total && now - last_ < std::chrono::milliseconds(100)) return;
+    const auto every = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(10000);
+    if (p.done < p.total && now - last_ < every) return;
+    if (!terminal_ && p.done < p.total && last_ == std::chrono::steady_clock::time_point{}) {
+      last_ = now;  // no line before the first interval has a rate
+      return;
+    }
     last_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double rate = elapsed > 0 ? static_cast<double>(p.done) / elapsed : 0;
     const double frac = p.total ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0;
     const int filled = static_cast<int>(frac * 30);
     const std::string eta = rate > 0 ? clock_text(static_cast<double>(p.total - p.done) / rate) : "?";
-    std::fprintf(stderr, "\r[%s%s] %5.1f%% %llu/%llu  %.0f points/s  ETA %s ",
+    std::fprintf(stderr, "%s[%s%s] %5.1f%% %llu/%llu  %.0f points/s  ETA %s%s", terminal_ ? "\r" : "",
                  std::string(static_cast<std::size_t>(filled), '#').c_str(),
                  std::string(static_cast<std::size_t>(30 - filled), '.').c_str(), 100 * frac,
                  static_cast<unsigned long long>(p.done), static_cast<unsigned long long>(p.total), rate,
-                 eta.c_str());
-    if (p.done == p.total) std::fputc('\n', stderr);
+                 eta.c_str(), terminal_ ? " " : "\n");
+    if (terminal_ && p.done == p.total) std::fputc('\n', stderr);
   }
 
  private:
+  bool terminal_ = true;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_{};
 };
+
+// --estimate: the shard's point count and the time it would take, from timing its first points in the
+// order the sweep runs them (at most 64 points or about 2 s, whichever comes first) on one thread. Caches
+// behave as in the sweep itself (a topology or fabric structure is built once and reused by later points).
+void print_estimate(const plan::SweepJob& job, std::uint64_t shard_points) {
+  plan::PointEvaluator evaluator(job.paths, job.document, *job.space);
+  evaluator.set_max_cost(job.max_cost);
+  const std::uint64_t want = std::min<std::uint64_t>(shard_points, 64);
+  const auto start = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  std::uint64_t sampled = 0;
+  for (std::uint64_t k = 0; k < want && (k < 4 || elapsed < 2.0); ++k) {
+    (void)evaluator.evaluate(job.shard.index + k * job.shard.count);
+    ++sampled;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  const double per_point = sampled > 0 ? elapsed / static_cast<double>(sampled) : 0.0;
+  const double threads =
+      std::min<double>(job.jobs, static_cast<double>(std::max<std::uint64_t>(shard_points, 1)));
+  const double expected = per_point * static_cast<double>(shard_points) / threads;
+  std::printf(
+      "%llu points (shard %llu/%llu of %llu), about %s (%.3g s) on %d thread%s: %.3g ms per point "
+      "measured on %llu sample points; nothing written\n",
+      static_cast<unsigned long long>(shard_points), static_cast<unsigned long long>(job.shard.index),
+      static_cast<unsigned long long>(job.shard.count), static_cast<unsigned long long>(job.space->size()),
+      clock_text(expected).c_str(), expected, job.jobs, job.jobs == 1 ? "" : "s", 1e3 * per_point,
+      static_cast<unsigned long long>(sampled));
+}
 
 }  // namespace
 
@@ -61,6 +100,8 @@ Command add_sweep_command(CLI::App& app, const GlobalOptions& global) {
     bool resume = false;
     std::string shard = "0/1";
     double max_cost = 1.0;
+    bool progress = false;
+    bool estimate = false;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")
@@ -80,6 +121,10 @@ Command add_sweep_command(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--shard", opt->shard,
                  "compute only the points with index % n == i: i/n (e.g. for a SLURM array)");
   add_max_cost_option(app, opt->max_cost);
+  app.add_flag("--progress", opt->progress,
+               "print progress (rate, ETA) on stderr even when it is not a terminal (a line every 10 s)");
+  app.add_flag("--estimate", opt->estimate,
+               "print the number of points and the expected time (from a timed sample), then exit");
   return [opt, &global]() {
     std::vector<plan::VarySpec> axes;
     for (const std::string& v : opt->vary) axes.push_back(plan::parse_vary(v));
@@ -99,7 +144,14 @@ Command add_sweep_command(CLI::App& app, const GlobalOptions& global) {
     job.jobs = opt->jobs;
     job.resume = opt->resume;
     job.max_cost = opt->max_cost;
-    if (::isatty(STDERR_FILENO) != 0) job.on_progress = ProgressBar();
+    if (opt->estimate) {
+      const std::uint64_t n = space.size();
+      const std::uint64_t in_shard = n / job.shard.count + (job.shard.index < n % job.shard.count ? 1 : 0);
+      print_estimate(job, in_shard);
+      return 0;
+    }
+    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    if (terminal || opt->progress) job.on_progress = ProgressBar(terminal);
     const plan::SweepSummary s = plan::run_sweep(job);
     std::fprintf(stderr,
                  "%llu rows written (%llu ok, %llu infeasible, %llu invalid, %llu error), %llu already "
