@@ -117,6 +117,20 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
   return out;
 }
 
+config::ReferenceSet read_corpus(const std::filesystem::path& file, const config::CatalogPaths& paths,
+                                 bool default_corpus) {
+  config::ReferenceSet set = config::read_reference_runs(file, paths);
+  const auto moe = file.parent_path() / "moe_runs.json";
+  if (default_corpus && std::filesystem::exists(moe)) {
+    config::ReferenceSet more = config::read_reference_runs(moe, paths);
+    set.cases.insert(set.cases.end(), std::make_move_iterator(more.cases.begin()),
+                     std::make_move_iterator(more.cases.end()));
+    set.skipped.insert(set.skipped.end(), more.skipped.begin(), more.skipped.end());
+    set.records += more.records;
+  }
+  return set;
+}
+
 void add_energy_arithmetic(ValidationResult& r, const std::filesystem::path& file,
                            const config::CatalogPaths& paths) {
   for (const config::ReferenceCase& c : config::read_energy_runs(file, r.arithmetic_skipped)) {

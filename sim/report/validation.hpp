@@ -62,6 +62,11 @@ struct ValidationResult {
   [[nodiscard]] double max_abs_error() const;
 };
 
+/// The step-level records of `file`; with `default_corpus`, also the mixture-of-experts records of
+/// moe_runs.json beside it (the repository's corpus is both files).
+config::ReferenceSet read_corpus(const std::filesystem::path& file, const config::CatalogPaths& paths,
+                                 bool default_corpus);
+
 /// Predicts every case of `split` ("test", "calibration" or "all") with the analytic engine. A case whose
 /// experiment fails validation becomes a skip with the diagnostic as reason.
 ValidationResult run_validation(const config::ReferenceSet& set, const config::CatalogPaths& paths,

@@ -48,17 +48,7 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
     const double limit =
         opt->max_error.empty() ? -1 : parse_fraction_option(opt->max_error, "--max-error", "5%");
     const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
-    config::ReferenceSet set = config::read_reference_runs(file, paths);
-    // The default corpus includes the mixture-of-experts records beside it.
-    const auto moe = file.parent_path() / "moe_runs.json";
-    if (default_corpus && std::filesystem::exists(moe)) {
-      config::ReferenceSet more = config::read_reference_runs(moe, paths);
-      set.cases.insert(set.cases.end(), std::make_move_iterator(more.cases.begin()),
-                       std::make_move_iterator(more.cases.end()));
-      set.skipped.insert(set.skipped.end(), more.skipped.begin(), more.skipped.end());
-      set.records += more.records;
-    }
-    ValidationResult r = run_validation(std::move(set), paths, opt->split);
+    ValidationResult r = run_validation(read_corpus(file, paths, default_corpus), paths, opt->split);
     const auto energy = file.parent_path() / "energy_runs.json";
     if (default_corpus && std::filesystem::exists(energy)) add_energy_arithmetic(r, energy, paths);
     if (opt->format == "json") {

@@ -238,7 +238,7 @@ py::object validate(const py::object& path, const py::object& configs) {
   nlohmann::json j;
   {
     py::gil_scoped_release release;
-    ValidationResult r = run_validation(config::read_reference_runs(file, paths), paths);
+    ValidationResult r = run_validation(read_corpus(file, paths, path.is_none()), paths);
     // As `clustersim validate`: the default corpus also carries the energy arithmetic check.
     const auto energy = file.parent_path() / "energy_runs.json";
     if (path.is_none() && fs::exists(energy)) add_energy_arithmetic(r, energy, paths);
