@@ -47,6 +47,8 @@ nlohmann::json candidate_json(const PlanResult& r, const PlanCandidate& c, std::
                    {"dp", st.dp},
                    {"cp", st.cp},
                    {"vp", st.vp},
+                   {"ep", st.ep},
+                   {"etp", st.etp},
                    {"micro_batch", st.micro_batch},
                    {"schedule", std::string(to_string(st.schedule))},
                    {"recompute", recompute_name(st.recompute)},

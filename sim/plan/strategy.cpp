@@ -21,6 +21,9 @@ void apply(const Strategy& st, Scenario& s) {
   p.dp = st.dp;
   p.cp = st.cp;
   p.vp = st.vp;
+  p.ep = st.ep;
+  p.etp = st.etp;
+  p.pipeline_layers.clear();  // the search splits layers evenly
   p.zero_stage = st.zero_stage;
   p.schedule = st.schedule;
   p.sequence_parallel = st.sequence_parallel;
@@ -32,6 +35,7 @@ std::string describe(const Strategy& st, bool with_nodes) {
   std::string out = fmt::format("TP{} PP{} DP{} CP{} VP{} mb{} {} recompute={} ZeRO-{}{}", st.tp, st.pp, st.dp, st.cp,
                                 st.vp, st.micro_batch, to_string(st.schedule), recompute_name(st.recompute),
                                 st.zero_stage, st.sequence_parallel ? " +SP" : "");
+  if (st.ep > 1 || st.etp > 1) out += fmt::format(" EP{} ETP{}", st.ep, st.etp);
   if (with_nodes) out += fmt::format(" nodes={}", st.nodes);
   return out;
 }

@@ -13,6 +13,7 @@ namespace clustersim::plan {
 struct Strategy {
   int nodes = 1;
   int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
+  int ep = 1, etp = 1;  // expert parallelism (MoE models only)
   int micro_batch = 1;
   Recompute recompute = Recompute::none;
   int zero_stage = 0;
@@ -23,8 +24,8 @@ struct Strategy {
 /// Writes the strategy into a copy of the experiment's scenario (every other field kept).
 void apply(const Strategy& st, Scenario& s);
 
-/// "TP8 PP5 DP128 CP1 VP3 mb1 interleaved-1f1b recompute=selective ZeRO-1 +SP" (plus " nodes=N" when
-/// `with_nodes`).
+/// "TP8 PP5 DP128 CP1 VP3 mb1 interleaved-1f1b recompute=selective ZeRO-1 +SP" (plus " EP8 ETP1" for
+/// MoE strategies and " nodes=N" when `with_nodes`).
 std::string describe(const Strategy& st, bool with_nodes = false);
 
 /// "none", "selective", "full".

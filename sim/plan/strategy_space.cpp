@@ -33,10 +33,28 @@ void add_training_choices(const Scenario& base, const SearchBounds& b, const Lay
     for (Recompute rc : b.recompute) {
       for (int zero : b.zero_stages) {
         if (zero > 0 && l.dp * l.cp == 1) continue;
-        for (int sp = 0; sp < (l.tp > 1 && b.vary_sequence_parallel ? 2 : 1); ++sp) {
-          Strategy st{l.nodes, l.tp, l.pp, l.dp, l.cp, vp, mb, rc, zero, kind, sp == 1};
-          if (!b.vary_sequence_parallel) st.sequence_parallel = l.tp > 1 && base.parallelism.sequence_parallel;
-          out.push_back(st);
+        const MoeSpec& moe = base.model.moe;
+        // MoE: every ep dividing the experts and the stage's ranks, with etp 1 or the dense tp
+        // (Megatron-Core's default); MoE with tp > 1 always runs sequence parallel.
+        std::vector<std::pair<int, int>> experts{{1, 1}};
+        if (moe.enabled()) {
+          experts.clear();
+          const long stage = static_cast<long>(l.tp) * l.cp * l.dp;
+          std::vector<int> etps{1};
+          if (l.tp > 1 && moe.ffn_hidden % l.tp == 0) etps.push_back(l.tp);
+          for (int ep : divisors(moe.num_experts)) {
+            for (int etp : etps) {
+              if (stage % (static_cast<long>(ep) * etp) == 0) experts.emplace_back(ep, etp);
+            }
+          }
+        }
+        for (const auto& [ep, etp] : experts) {
+          for (int sp = 0; sp < (l.tp > 1 && b.vary_sequence_parallel && !moe.enabled() ? 2 : 1); ++sp) {
+            Strategy st{l.nodes, l.tp, l.pp, l.dp, l.cp, vp, ep, etp, mb, rc, zero, kind, sp == 1};
+            if (!b.vary_sequence_parallel) st.sequence_parallel = l.tp > 1 && base.parallelism.sequence_parallel;
+            if (moe.enabled()) st.sequence_parallel = l.tp > 1;
+            out.push_back(st);
+          }
         }
       }
     }

@@ -15,13 +15,15 @@ unsigned parallelism_kinds(const ParallelismSpec& p) {
   if (p.cp > 1) k |= kind_cp;
   if (p.vp > 1) k |= kind_interleaved;
   if (p.zero_stage >= 3 && p.dp > 1) k |= kind_sharded;
+  if (p.ep > 1 || p.etp > 1) k |= kind_ep;
   return k;
 }
 
 std::string kinds_text(unsigned kinds) {
   std::string out;
   for (auto [bit, name] : {std::pair{kind_tp, "TP"}, std::pair{kind_pp, "PP"}, std::pair{kind_cp, "CP"},
-                           std::pair{kind_interleaved, "VP"}, std::pair{kind_sharded, "ZeRO-3"}}) {
+                           std::pair{kind_interleaved, "VP"}, std::pair{kind_sharded, "ZeRO-3"},
+                           std::pair{kind_ep, "EP"}}) {
     if ((kinds & bit) == 0) continue;
     if (!out.empty()) out += "+";
     out += name;
@@ -61,6 +63,8 @@ TrustVerdict classify(const TrustRegion& region, const Scenario& base, const Str
   p.dp = st.dp;
   p.cp = st.cp;
   p.vp = st.vp;
+  p.ep = st.ep;
+  p.etp = st.etp;
   p.zero_stage = st.zero_stage;
   const unsigned kinds = parallelism_kinds(p);
   int on_device = 0, with_precision = 0, lo = std::numeric_limits<int>::max(), hi = 0;

@@ -26,6 +26,7 @@ enum ParallelismKind : unsigned {
   kind_cp = 4,           // cp > 1
   kind_interleaved = 8,  // vp > 1
   kind_sharded = 16,     // ZeRO-3 / FSDP full sharding
+  kind_ep = 32,          // expert parallelism (MoE)
 };
 
 /// The kinds `p` uses.

@@ -94,7 +94,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     plan::PlanResult r = plan::plan_strategies(base, o);
     if (const auto corpus = default_reference_file(global.config_dirs)) {
       const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
-      const ValidationResult v = run_validation(config::read_reference_runs(*corpus, paths), paths, "test");
+      const ValidationResult v = run_validation(read_corpus(*corpus, paths, true), paths, "test");
       plan::mark_trusted(r, base, plan::trust_region(v, trust_error), !opt->explore);
     }
     if (opt->format == "json") {

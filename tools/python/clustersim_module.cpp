@@ -214,7 +214,7 @@ py::object plan_strategies(const py::object& experiment, const std::optional<int
     // As `clustersim plan`: strategies marked inside/outside the region the test split validates.
     const config::CatalogPaths paths = catalog_paths(configs);
     if (const auto corpus = cli::reference_file_in(paths.roots)) {
-      const ValidationResult v = run_validation(config::read_reference_runs(*corpus, paths), paths, "test");
+      const ValidationResult v = run_validation(read_corpus(*corpus, paths, true), paths, "test");
       plan::mark_trusted(r, base, plan::trust_region(v, trust_error), !explore);
     }
     j = plan::plan_json(r, top, pareto);
