@@ -188,8 +188,8 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   line("data parallel", secs(r.comm_exposed.dp));
   line("context parallel", secs(r.comm_exposed.cp));
   if (s.model.moe.enabled()) {
-    line("expert parallel (all-to-all)",
-         fmt::format("{} (one dispatch {} per layer pass on the busiest rank, expert load {:.2f} x mean)",
+    line("expert parallel",
+         fmt::format("{} (all-to-all; one dispatch {} per layer pass on the busiest rank, expert load {:.2f} x mean)",
                      secs(r.comm_exposed.ep), secs(r.graph ? r.graph->moe_all_to_all : Seconds(0)),
                      r.graph ? r.graph->moe_load : 1.0));
   }

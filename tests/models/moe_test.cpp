@@ -222,3 +222,19 @@ TEST_CASE("the MoE step charges the all-to-alls per layer pass and hides them wi
   const StepResult ep1 = run_analytic(s);
   CHECK(ep1.model_flops_per_step == none.model_flops_per_step);
 }
+
+// NVIDIA/nccl-tests issue #212 (S. Jeaugey, NCCL maintainer): on DGX H100 NVLink "NCCL can get an effective
+// NVLink bandwidth of 370GB/s, which you can observe as BusBw when running non-allreduce operations".
+TEST_CASE("all-to-all bus bandwidth on one DGX H100 matches nccl-tests' alltoall_perf (~370 GB/s)") {
+  ClusterSpec c;
+  c.name = "one-dgx-h100";
+  c.node = config::load_node(catalog(), "dgx-h100");
+  c.nodes = 1;
+  const auto topo = TopologyCollectives::of(c);
+  const double s = 1073741824.0;
+  const double t = topo->time(CollectiveOp::all_to_all, Bytes(s),
+                              {.size = 8, .stride = 1, .first = 0, .count = 1, .group_stride = 8})
+                       .value();
+  const double busbw = s / t * bus_bandwidth_factor(CollectiveOp::all_to_all, 8);
+  CHECK(busbw / 1e9 == Approx(370).epsilon(0.02));
+}
