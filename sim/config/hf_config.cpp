@@ -38,11 +38,20 @@ constexpr Family kFamilies[] = {
     {"gpt_neox", MlpShape::plain, false, true, false, false, false, Bias::all, "gelu", false},
     {"gpt2", MlpShape::plain, false, false, true, false, true, Bias::all, "gelu_new", false},
     {"phi", MlpShape::plain, false, true, false, true, false, Bias::all, "gelu_new", true},
+    // Mixture-of-experts families (docs/moe.md): converted by convert_moe().
+    {"mixtral", MlpShape::gated, true, true, false, true, false, Bias::none, "silu", false},
+    {"qwen2_moe", MlpShape::gated, true, true, false, true, false, Bias::qkv, "silu", false},
+    {"qwen3_moe", MlpShape::gated, true, true, false, true, false, Bias::keys, "silu", false},
+    {"deepseek_v3", MlpShape::gated, true, true, false, true, false, Bias::none, "silu", false},
 };
 
 // Keys that make a model a mixture of experts, in the families Transformers ships.
 constexpr std::string_view kExpertKeys[] = {"num_local_experts", "num_experts", "n_routed_experts",
                                             "moe_num_experts", "num_experts_per_tok"};
+
+bool is_moe_family(std::string_view t) {
+  return t == "mixtral" || t == "qwen2_moe" || t == "qwen3_moe" || t == "deepseek_v3";
+}
 
 std::string supported_list() {
   std::string out;
@@ -200,13 +209,9 @@ void convert_attention(Converter& c, const Family& f, int hidden, int heads) {
   } else if (heads > 0) {
     c.set("kv_heads", heads, "num_attention_heads");
   }
+  if (f.model_type == "deepseek_v3") return;  // multi-head latent attention: convert_moe()
   if (auto head_dim = c.positive("head_dim", false); head_dim && hidden > 0 && heads > 0) {
-    if (hidden % heads != 0 || *head_dim != hidden / heads) {
-      c.problem("head_dim",
-                fmt::format("head_dim ({}) differs from hidden_size / num_attention_heads ({} / {}): "
-                            "attention with a head size of its own is not modelled yet",
-                            *head_dim, hidden, heads));
-    }
+    if (hidden % heads != 0 || *head_dim != hidden / heads) c.set("head_dim", *head_dim, "head_dim");
   }
   const std::optional<int> window = c.positive("sliding_window", false);
   bool sliding = window.has_value();
@@ -309,6 +314,69 @@ void convert_family(Converter& c, const Family& f) {
   }
 }
 
+// The experts (and DeepSeek's multi-head latent attention) of a MoE family, as Transformers' modelling
+// code reads its config: Mixtral (num_local_experts, num_experts_per_tok; intermediate_size is an
+// expert's), Qwen2/Qwen3-MoE (num_experts, moe_intermediate_size, shared_expert_intermediate_size,
+// decoder_sparse_step, mlp_only_layers), DeepSeek-V3 (n_routed_experts, n_shared_experts,
+// moe_intermediate_size, first_k_dense_replace, moe_layer_freq, MLA ranks and head dims).
+void convert_moe(Converter& c, const Family& f) {
+  const std::string_view t = f.model_type;
+  nlohmann::json moe = nlohmann::json::object();
+  const char* experts_key = t == "mixtral" ? "num_local_experts" : t == "deepseek_v3" ? "n_routed_experts" : "num_experts";
+  if (auto n = c.positive(experts_key, true)) moe["num_experts"] = *n;
+  if (auto k = c.positive("num_experts_per_tok", true)) moe["top_k"] = *k;
+  if (t == "mixtral") {
+    if (auto ffn = c.positive("intermediate_size", false)) moe["moe_ffn_hidden"] = *ffn;
+    c.get("router_aux_loss_coef");
+    c.get("output_router_logits");
+  } else {
+    if (auto ffn = c.positive("moe_intermediate_size", true)) moe["moe_ffn_hidden"] = *ffn;
+  }
+  if (t == "qwen2_moe") {
+    if (auto shared = c.positive("shared_expert_intermediate_size", false)) {
+      moe["shared_experts"] = 1;
+      moe["shared_ffn_hidden"] = *shared;
+    }
+  }
+  if (t == "qwen2_moe" || t == "qwen3_moe") {
+    if (auto step = c.positive("decoder_sparse_step", false); step && *step > 1) moe["layer_freq"] = *step;
+    if (const json* only = c.get("mlp_only_layers"); only != nullptr && only->is_array() && !only->empty()) {
+      c.assume(fmt::format("mlp_only_layers {} ignored: every layer is MoE here", shown(*only)));
+    }
+    c.get("norm_topk_prob");
+    c.get("router_aux_loss_coef");
+    c.get("output_router_logits");
+  }
+  if (t == "deepseek_v3") {
+    if (auto shared = c.positive("n_shared_experts", false)) moe["shared_experts"] = *shared;
+    if (auto first = c.get("first_k_dense_replace"); first != nullptr && first->is_number_integer()) {
+      moe["first_k_dense"] = first->get<int>();
+    }
+    if (auto freq = c.positive("moe_layer_freq", false); freq && *freq > 1) moe["layer_freq"] = *freq;
+    if (auto scoring = c.text("scoring_func"); scoring && *scoring == "sigmoid") moe["router"] = "sigmoid";
+    for (const char* k : {"topk_group", "n_group", "routed_scaling_factor", "topk_method", "norm_topk_prob",
+                          "ep_size", "aux_loss_alpha", "seq_aux", "num_nextn_predict_layers"}) {
+      c.get(k);
+    }
+    if (auto groups = c.positive("topk_group", false)) {
+      c.assume(fmt::format("topk_group {} (group-limited routing) is not node-limited routing: set "
+                           "moe.max_nodes_per_token to model it",
+                           *groups));
+    }
+    nlohmann::json mla = nlohmann::json::object();
+    if (const json* q = c.get("q_lora_rank"); q != nullptr && q->is_number_integer()) mla["q_lora_rank"] = q->get<int>();
+    for (const char* k : {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"}) {
+      if (auto v = c.positive(k, true)) mla[k] = *v;
+    }
+    c.set("mla", mla, "kv_lora_rank");
+    c.assume("the multi-token-prediction layers (num_nextn_predict_layers) are not modelled");
+  }
+  if (!moe.contains("moe_ffn_hidden") && moe.contains("num_experts")) {
+    c.assume("moe_ffn_hidden = ffn_hidden (the config gives no expert size of its own)");
+  }
+  c.set("moe", moe, experts_key);
+}
+
 }  // namespace
 
 HfConversion convert_hf_config(const json& hf, const json& given) {
@@ -320,14 +388,19 @@ HfConversion convert_hf_config(const json& hf, const json& given) {
   }
   static const json kNothingGiven = json::object();
   Converter c(hf, given.is_object() ? given : kNothingGiven, out);
-  for (std::string_view key : kExpertKeys) {
-    const json* v = c.get(key);
-    if (v != nullptr && (!v->is_number() || v->get<double>() > 1)) {
-      c.problem(key, fmt::format("mixture-of-experts models are not modelled yet ({} = {})", key, shown(*v)));
-      return out;
+  const auto type = c.text("model_type");
+  if (!type || !is_moe_family(*type)) {
+    for (std::string_view key : kExpertKeys) {
+      const json* v = c.get(key);
+      if (v != nullptr && (!v->is_number() || v->get<double>() > 1)) {
+        c.problem(key, fmt::format("{} = {}: a mixture-of-experts config of model_type \"{}\"; the MoE families "
+                                   "read are mixtral, qwen2_moe, qwen3_moe and deepseek_v3 (or write a \"moe\" "
+                                   "section: docs/moe.md)",
+                                   key, shown(*v), type.value_or("?")));
+        return out;
+      }
     }
   }
-  const auto type = c.text("model_type");
   if (!type) {
     if (out.problems.empty()) c.problem("model_type", "missing required key \"model_type\"");
     return out;
@@ -342,6 +415,7 @@ HfConversion convert_hf_config(const json& hf, const json& given) {
     return out;
   }
   convert_family(c, *family);
+  if (is_moe_family(family->model_type)) convert_moe(c, *family);
   c.finish();
   return out;
 }

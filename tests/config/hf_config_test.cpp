@@ -2,6 +2,8 @@
 // diagnostics against the HF file, and agreement with the catalog entries of the same models.
 #include "tests/catch.hpp"
 
+#include "models/transformer_cost.hpp"
+
 #include <algorithm>
 
 #include "sim/config/catalog_entries.hpp"
@@ -132,22 +134,31 @@ TEST_CASE("the catalog's llama2-7b, written as an hf_config entry, keeps its sha
   CHECK_FALSE(has_note(m, "max_position_embeddings"));  // seq_len is given beside hf_config
 }
 
-TEST_CASE("what the simulator cannot express is refused with the HF key", "[config][hf]") {
+TEST_CASE("MoE configs and head_dim convert; experts in a dense family are refused with the HF key", "[config][hf]") {
   TempDir dir;
-  SECTION("a mixture of experts (Mixtral 8x7B)") {
-    const auto ds = model_diagnostics(dir, {{"hf_config", hf_data("mixtral-8x7b-v0.1.json").string()}});
-    CHECK(has_diagnostic(ds, "mixtral-8x7b-v0.1.json", "/num_local_experts",
-                         "mixture-of-experts models are not modelled yet"));
+  SECTION("Mixtral 8x7B becomes a MoE model with its experts") {
+    const Scenario s = with_model({{"hf_config", hf_data("mixtral-8x7b-v0.1.json").string()}, {"seq_len", 4096}});
+    CHECK(s.model.moe.num_experts == 8);
+    CHECK(s.model.moe.top_k == 2);
+    CHECK(s.model.moe.ffn_hidden == 14336);
+    CHECK(parameter_count(s.model).total() / 1e9 == Approx(46.7).epsilon(0.01));
+  }
+  SECTION("experts in a family without a MoE converter are refused") {
+    auto hf = read(hf_data("meta-llama-3-8b.json"));
+    hf["num_experts"] = 8;
+    const auto ds = model_diagnostics(dir, {{"hf_config", dir.write("llama-moe.json", hf).string()}});
+    CHECK(has_diagnostic(ds, "llama-moe.json", "/num_experts", "the MoE families read are mixtral"));
     CHECK(ds.size() == 1);  // no "missing layers" noise after the refusal
   }
-  SECTION("a head_dim of its own (Gemma 7B)") {
+  SECTION("a head_dim of its own (Gemma 7B) is kept") {
     auto hf = read(hf_data("meta-llama-3-8b.json"));
     hf["model_type"] = "gemma";
     hf["hidden_size"] = 3072;
     hf["num_attention_heads"] = 16;
+    hf["num_key_value_heads"] = 16;
     hf["head_dim"] = 256;
-    const auto ds = model_diagnostics(dir, {{"hf_config", dir.write("gemma.json", hf).string()}});
-    CHECK(has_diagnostic(ds, "gemma.json", "/head_dim", "differs from hidden_size / num_attention_heads"));
+    const Scenario s = with_model({{"hf_config", dir.write("gemma.json", hf).string()}});
+    CHECK(s.model.head_dim() == 256);
   }
   SECTION("a model_type without a converter") {
     const auto ds = model_diagnostics(
