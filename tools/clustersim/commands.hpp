@@ -23,6 +23,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global);
 Command add_merge_command(CLI::App& app, const GlobalOptions& global);
 Command add_explain_command(CLI::App& app, const GlobalOptions& global);
 Command add_collective_command(CLI::App& app, const GlobalOptions& global);
+Command add_calibrate_links_command(CLI::App& app, const GlobalOptions& global);
 Command add_topo_command(CLI::App& app, const GlobalOptions& global);
 Command add_compare_command(CLI::App& app, const GlobalOptions& global);
 Command add_schema_command(CLI::App& app, const GlobalOptions& global);

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   add("merge", "combine sweep shard files into one, sorted by point index", cli::add_merge_command);
   add("explain", "show how a figure is computed (formulas, defaults, sources)", cli::add_explain_command);
   add("collective", "nccl-tests-style sweep of one collective on a cluster", cli::add_collective_command);
+  add("calibrate-links", "fit a link efficiency from an nccl-tests log", cli::add_calibrate_links_command);
   add("topo", "describe a cluster's network: inventory, bisection, hops, oversubscription",
       cli::add_topo_command);
   add("compare", "compare two report JSON files field by field (golden-file regression tests)",
