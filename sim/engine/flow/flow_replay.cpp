@@ -397,9 +397,15 @@ class FlowReplay::Impl {
       send(flows, [this, alpha, then = std::move(then)]() { wait(alpha, then); });
     };
     if (overlap) {
+      // `compute`: the flows may run under all the op's kernels. `shared-expert`: only under the part the
+      // analytic engine hid them under (passes × the shared experts' kernels when any stayed exposed), so
+      // they start that long before the kernels end.
+      const bool shared = js.job.scenario->parallelism.moe_overlap == MoeOverlap::shared_expert;
+      const double hidden = mx.analytic.value() - exposed;
+      const double lead = shared ? std::max(0.0, kernels - hidden) : 0.0;
       Done both = join(2, std::move(tail));
       compute(devices, kernels, slowdown, both);
-      exchange(both);
+      wait(lead, [exchange = std::move(exchange), both]() mutable { exchange(both); });
     } else {
       compute(devices, kernels, slowdown, [exchange = std::move(exchange), tail = std::move(tail)]() mutable {
         exchange(std::move(tail));
