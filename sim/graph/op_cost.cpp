@@ -21,6 +21,7 @@ OpCost& OpCost::operator+=(const OpCost& o) {
   overlap_slowdown += o.overlap_slowdown;
   model_flops += o.model_flops;
   hardware_flops += o.hardware_flops;
+  ep_passes += o.ep_passes;
   return *this;
 }
 
@@ -36,6 +37,7 @@ OpCost operator*(const OpCost& c, double k) {
   r.overlap_slowdown = c.overlap_slowdown * k;
   r.model_flops = c.model_flops * k;
   r.hardware_flops = c.hardware_flops * k;
+  r.ep_passes = c.ep_passes * k;
   return r;
 }
 
@@ -120,11 +122,15 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   // etp = 1 every EP group of the stage runs at once; with etp > 1 the etp EP groups of one ep·etp
   // block (other blocks repeat it on other ranks).
   const int edp = std::max(1, stage_ranks / (par.ep * par.etp));
-  ep_groups_ = par.etp == 1
-                   ? ConcurrentGroups{.size = par.ep, .stride = 1, .first = 0, .count = edp, .group_stride = par.ep}
-                   : ConcurrentGroups{.size = par.ep, .stride = par.etp, .first = 0, .count = par.etp, .group_stride = 1};
-  etp_groups_ = {.size = par.etp, .stride = 1, .first = 0, .count = stage_ranks / par.etp, .group_stride = par.etp};
-  edp_groups_ = {.size = edp, .stride = par.ep * par.etp, .first = 0, .count = par.ep * par.etp, .group_stride = 1};
+  ep_groups_ =
+      par.etp == 1
+          ? ConcurrentGroups{.size = par.ep, .stride = 1, .first = 0, .count = edp, .group_stride = par.ep}
+          : ConcurrentGroups{
+                .size = par.ep, .stride = par.etp, .first = 0, .count = par.etp, .group_stride = 1};
+  etp_groups_ = {
+      .size = par.etp, .stride = 1, .first = 0, .count = stage_ranks / par.etp, .group_stride = par.etp};
+  edp_groups_ = {
+      .size = edp, .stride = par.ep * par.etp, .first = 0, .count = par.ep * par.etp, .group_stride = 1};
   const auto tp_time = [&](CollectiveOp op, Bytes b) { return topo.time(op, b, tp_groups_); };
 
   const double e = bytes_per_element(prec) < 2.0 ? 2.0 : bytes_per_element(prec);
@@ -159,8 +165,9 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     fsdp_scatter_ = dp_collective_time(CollectiveOp::reduce_scatter, Bytes(pc.per_layer / par.tp * grad_e));
     if (m.moe.enabled()) {
       const double experts = pc.moe_layer_experts / (par.ep * par.etp);
-      fsdp_moe_gather_ = dp_collective_time(CollectiveOp::all_gather, Bytes(pc.moe_layer_shared / par.tp * e)) +
-                         expert_dp_collective_time(CollectiveOp::all_gather, Bytes(experts * e));
+      fsdp_moe_gather_ =
+          dp_collective_time(CollectiveOp::all_gather, Bytes(pc.moe_layer_shared / par.tp * e)) +
+          expert_dp_collective_time(CollectiveOp::all_gather, Bytes(experts * e));
       fsdp_moe_scatter_ =
           dp_collective_time(CollectiveOp::reduce_scatter, Bytes(pc.moe_layer_shared / par.tp * grad_e)) +
           expert_dp_collective_time(CollectiveOp::reduce_scatter, Bytes(experts * grad_e));
@@ -186,12 +193,17 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
       if (par.ep <= 1) return Seconds(0);
       if (x.max_nodes_per_token > 0 && nodes > 1 && per_node % par.etp == 0) {
         const double n = nodes;
-        const double distinct = std::min<double>(x.max_nodes_per_token, n * (1.0 - std::pow(1.0 - 1.0 / n, x.top_k)));
+        const double distinct =
+            std::min<double>(x.max_nodes_per_token, n * (1.0 - std::pow(1.0 - 1.0 / n, x.top_k)));
         const double remote = distinct * (n - 1.0) / n;  // target nodes other than the token's own
-        const ConcurrentGroups rails{.size = nodes, .stride = per_node, .first = 0, .count = per_node, .group_stride = 1};
-        const Seconds network = topo.time(CollectiveOp::all_to_all, Bytes(routed * remote * m.hidden * elem_bytes * n / (n - 1.0)), rails);
-        const ConcurrentGroups in_node{.size = per_node / par.etp, .stride = par.etp, .first = 0, .count = par.etp, .group_stride = 1};
-        const Seconds fan_out = topo.time(CollectiveOp::all_to_all, Bytes(copies * m.hidden * elem_bytes), in_node);
+        const ConcurrentGroups rails{
+            .size = nodes, .stride = per_node, .first = 0, .count = per_node, .group_stride = 1};
+        const Seconds network = topo.time(
+            CollectiveOp::all_to_all, Bytes(routed * remote * m.hidden * elem_bytes * n / (n - 1.0)), rails);
+        const ConcurrentGroups in_node{
+            .size = per_node / par.etp, .stride = par.etp, .first = 0, .count = par.etp, .group_stride = 1};
+        const Seconds fan_out =
+            topo.time(CollectiveOp::all_to_all, Bytes(copies * m.hidden * elem_bytes), in_node);
         return max(network, fan_out);
       }
       return topo.time(CollectiveOp::all_to_all, Bytes(copies * m.hidden * elem_bytes), ep_groups_);
@@ -268,7 +280,8 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
     if (par.moe_overlap != MoeOverlap::shared_expert) return Seconds(0);
     LayerKernels shared;
     for (const Kernel& k : ks) {
-      if (k.name == "shared_fc1" || k.name == "shared_fc2" || k.name == "swiglu" || k.name == "gelu") shared.add(k);
+      if (k.name == "shared_fc1" || k.name == "shared_fc2" || k.name == "swiglu" || k.name == "gelu")
+        shared.add(k);
     }
     return kernels_time(dev, shared).total;
   };
@@ -281,7 +294,10 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
     c.fwd.tp_comm = tp_layer_;
   }
   hide(c.fwd, c.fwd.cp_comm, cp_layer_, attention_fwd, dev, cp_bw_);
-  if (ep_pass.value() > 0) hide(c.fwd, c.fwd.ep_comm, ep_pass, ep_window(fwd, kernels_fwd), dev, ep_bw_);
+  if (ep_pass.value() > 0) {
+    hide(c.fwd, c.fwd.ep_comm, ep_pass, ep_window(fwd, kernels_fwd), dev, ep_bw_);
+    c.fwd.ep_passes = 1.0;
+  }
   const OpCost fwd_no_fsdp = c.fwd;
   hide(c.fwd, c.fwd.dp_comm, fsdp_gather, kernels_fwd.compute, dev, dp_bandwidth_);
 
@@ -313,7 +329,10 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
         b.tp_comm = tp_layer_;
       }
       hide(b, b.cp_comm, 2.0 * cp_layer_, Seconds(2.5 * attention_fwd.value()), dev, cp_bw_);
-      if (ep_pass.value() > 0) hide(b, b.ep_comm, ep_pass, ep_window(ks, kernels), dev, ep_bw_);
+      if (ep_pass.value() > 0) {
+        hide(b, b.ep_comm, ep_pass, ep_window(ks, kernels), dev, ep_bw_);
+        b.ep_passes = 1.0;
+      }
       b += recompute;
     }
     const double gathers = tr.recompute == Recompute::full ? 2.0 : 1.0;  // recompute forward + backward

@@ -13,16 +13,17 @@
 namespace clustersim {
 
 struct OpCost {
-  Seconds compute{0};        // device kernels, including recomputation
-  Seconds recompute{0};      // part of `compute` spent re-running forward kernels
-  Seconds compute_bound{0};  // part of `compute` limited by FLOP/s (rest is memory-bound)
-  Seconds tp_comm{0};        // tensor-parallel collectives not hidden under GEMMs
-  Seconds cp_comm{0};        // context-parallel K/V exchange not hidden under attention
-  Seconds dp_comm{0};        // per-op ZeRO-3/FSDP parameter gathers and gradient scatters not hidden
-  Seconds ep_comm{0};        // MoE dispatch/combine all-to-alls (and expert-TP gathers) not hidden
+  Seconds compute{0};           // device kernels, including recomputation
+  Seconds recompute{0};         // part of `compute` spent re-running forward kernels
+  Seconds compute_bound{0};     // part of `compute` limited by FLOP/s (rest is memory-bound)
+  Seconds tp_comm{0};           // tensor-parallel collectives not hidden under GEMMs
+  Seconds cp_comm{0};           // context-parallel K/V exchange not hidden under attention
+  Seconds dp_comm{0};           // per-op ZeRO-3/FSDP parameter gathers and gradient scatters not hidden
+  Seconds ep_comm{0};           // MoE dispatch/combine all-to-alls (and expert-TP gathers) not hidden
   Seconds overlap_slowdown{0};  // part of `compute`: kernels slowed by collectives running under them
-  Flops model_flops{0};      // counted for MFU (no recomputation)
-  Flops hardware_flops{0};   // model FLOPs + recomputed FLOPs (HFU convention)
+  Flops model_flops{0};         // counted for MFU (no recomputation)
+  Flops hardware_flops{0};      // model FLOPs + recomputed FLOPs (HFU convention)
+  double ep_passes = 0;  // MoE layer passes with a dispatch + combine all-to-all (recomputation included)
 
   [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm + ep_comm; }
   OpCost& operator+=(const OpCost& o);

@@ -7,7 +7,7 @@ namespace clustersim::flow {
 namespace {
 
 struct Delta {
-  double step = 0, fraction = 0, tp = 0, pp = 0, dp = 0, cp = 0;
+  double step = 0, fraction = 0, tp = 0, pp = 0, dp = 0, cp = 0, ep = 0;
 };
 
 Delta delta(const StepResult& f, const StepResult& a) {
@@ -18,6 +18,7 @@ Delta delta(const StepResult& f, const StepResult& a) {
   d.pp = (f.comm_exposed.pp - a.comm_exposed.pp).value();
   d.dp = (f.comm_exposed.dp - a.comm_exposed.dp).value();
   d.cp = (f.comm_exposed.cp - a.comm_exposed.cp).value();
+  d.ep = (f.comm_exposed.ep - a.comm_exposed.ep).value();
   return d;
 }
 
@@ -31,6 +32,8 @@ const LinkUse* busiest_overall(const FlowRun& run) {
 
 std::string explanation(const FlowRun& run, const StepResult& f, const StepResult& a) {
   const Delta d = delta(f, a);
+  // The MoE all-to-alls' share, for jobs that have any.
+  const bool moe = f.comm_exposed.ep.value() > 0.0 || a.comm_exposed.ep.value() > 0.0;
   const LinkUse* top = busiest_overall(run);
   const std::string link = top == nullptr
                                ? std::string("no inter-device flows")
@@ -43,8 +46,9 @@ std::string explanation(const FlowRun& run, const StepResult& f, const StepResul
   }
   return fmt::format(
       "flow step {:+.4g} s ({:+.2f} %) vs analytic, from exposed communication on the critical stage: "
-      "DP {:+.4g} s, PP {:+.4g} s (pipeline waits also show as bubble); {}",
-      d.step, 100.0 * d.fraction, d.dp, d.pp, link);
+      "DP {:+.4g} s, PP {:+.4g} s{} (pipeline waits also show as bubble); {}",
+      d.step, 100.0 * d.fraction, d.dp, d.pp, moe ? fmt::format(", EP {:+.4g} s", d.ep) : std::string(),
+      link);
 }
 
 }  // namespace
@@ -72,7 +76,7 @@ nlohmann::json contention_json(const FlowRun& run, const StepResult& analytic, s
       {"flow_step_time_s", f.step_time.value()},
       {"difference_s", d.step},
       {"difference_fraction", d.fraction},
-      {"exposed_difference_s", {{"tp", d.tp}, {"pp", d.pp}, {"dp", d.dp}, {"cp", d.cp}}},
+      {"exposed_difference_s", {{"tp", d.tp}, {"pp", d.pp}, {"dp", d.dp}, {"cp", d.cp}, {"ep", d.ep}}},
       {"bubble_fraction_difference", f.bubble_fraction - analytic.bubble_fraction},
       {"busiest_links", std::move(links)},
       {"explanation", explanation(run, f, analytic)},

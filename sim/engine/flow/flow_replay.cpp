@@ -70,6 +70,10 @@ struct JobState {
   std::vector<double> stage_slowdown;         // per stage: rep speed / slowest device speed (reduced mode)
 
   std::vector<std::shared_ptr<const std::vector<FlowPhase>>> sync_phases;  // per dp_sync node with flows
+  // MoE all-to-all flows of one layer pass, per stage, per instance slot (see moe_flows), and the
+  // largest route latency among them (topology mode: the platform has no link latencies).
+  std::vector<std::vector<std::vector<FlowSpec>>> a2a;
+  std::vector<std::vector<double>> a2a_alpha;
 
   JobState(ReplayJob j, bool reduced, const FabricLayout& fabric, Fidelity fidelity)
       : job(std::move(j)), links(*job.graph), traffic(*job.scenario, *job.graph) {
@@ -93,6 +97,75 @@ struct JobState {
       }
     }
     sync_arrivals.assign(job.graph->nodes.size(), 0);
+    if (traffic.moe_traffic().ep > 1) {
+      a2a.resize(static_cast<std::size_t>(job.layout.stages()));
+      a2a_alpha.resize(a2a.size());
+      for (int st = 0; st < job.layout.stages(); ++st) {
+        for (std::size_t slot = 0; slot < instances.size(); ++slot) {
+          double alpha = 0;
+          a2a[static_cast<std::size_t>(st)].push_back(
+              moe_flows(st, reduced ? -1 : instances[slot], fabric, alpha));
+          a2a_alpha[static_cast<std::size_t>(st)].push_back(alpha);
+        }
+      }
+    }
+  }
+
+  // One MoE layer pass (dispatch + combine) of a stage's EP groups, aggregated per (source device,
+  // destination node): a source's bytes for the EP members of another node go as one flow to the member
+  // with its local index (else the node's first member); members of its own node get one flow each.
+  // replica < 0 (symmetry reduction): the sources of replica 0 always, the others' flows only where
+  // their route is shared (crosses a link other devices' routes use); else the sources of `replica`.
+  std::vector<FlowSpec> moe_flows(int stage, int replica, const FabricLayout& fabric, double& alpha) const {
+    const MoeTraffic& mt = traffic.moe_traffic();
+    const RankLayout& lay = job.layout;
+    const int stage_ranks = lay.tp() * lay.replicas();
+    const int span = mt.ep * mt.etp;
+    auto dev = [&](int q) { return lay.device(stage, q / lay.tp(), q % lay.tp()); };
+    std::vector<FlowSpec> flows;
+    for (int q = 0; q < stage_ranks; ++q) {
+      const int rep = q / lay.tp();
+      if (replica >= 0 && rep != replica) continue;
+      const int src = dev(q);
+      const int src_node = fabric.node_of(src);
+      const int base = (q / span) * span + q % mt.etp;
+      // Destination node -> (target device, members there).
+      std::vector<std::pair<int, std::pair<int, int>>> per_node;
+      for (int i = 0; i < mt.ep; ++i) {
+        const int d = dev(base + i * mt.etp);
+        const int nd = fabric.node_of(d);
+        if (nd == src_node) {
+          if (d == src) continue;
+          flows.push_back({src, d, mt.node_limited ? mt.fan_out : mt.to_rank});
+          continue;
+        }
+        auto it =
+            std::find_if(per_node.begin(), per_node.end(), [&](const auto& e) { return e.first == nd; });
+        if (it == per_node.end()) {
+          per_node.push_back({nd, {d, 0}});
+          it = per_node.end() - 1;
+        }
+        if (d % fabric.devices_per_node() == src % fabric.devices_per_node()) it->second.first = d;
+        ++it->second.second;
+      }
+      for (const auto& [nd, target] : per_node) {
+        const Bytes b = mt.node_limited ? mt.to_node : mt.to_rank * static_cast<double>(target.second);
+        flows.push_back({src, target.first, b});
+      }
+    }
+    // Symmetry reduction: keep replica 0's flows and the shared-route flows of the others.
+    std::vector<FlowSpec> kept;
+    for (const FlowSpec& f : flows) {
+      const FabricRoute r = fabric.route(f.src, f.dst);
+      bool rep0 = false;
+      if (replica < 0) {
+        for (int t = 0; t < lay.tp() && !rep0; ++t) rep0 = lay.device(stage, 0, t) == f.src;
+        if (!rep0 && !r.shared) continue;
+      }
+      if (fabric.topology() != nullptr) alpha = std::max(alpha, fabric.route_latency(r).value());
+      kept.push_back(f);
+    }
+    return kept;
   }
 };
 
@@ -128,6 +201,11 @@ class FlowReplay::Impl {
         if (!phases) continue;
         for (const FlowPhase& ph : *phases) {
           for (const FlowSpec& f : ph.flows) pairs.emplace_back(f.src, f.dst);
+        }
+      }
+      for (const auto& per_stage : js.a2a) {
+        for (const auto& list : per_stage) {
+          for (const FlowSpec& f : list) pairs.emplace_back(f.src, f.dst);
         }
       }
       // Pipeline transfers: every (replica, TP rank) between the two stages of a data dependency.
@@ -294,9 +372,45 @@ class FlowReplay::Impl {
     } else {
       for (int t = 0; t < lay.tp(); ++t) devices.push_back(lay.device(node.stage, js.instances[slot], t));
     }
-    compute(devices, kernels, slowdown, [this, j, slot, id, rest = total - kernels]() {
-      wait(rest, [this, j, slot, id]() { work_done(j, slot, id); });
-    });
+    const double rest = total - kernels;
+    const MoeExchange& mx = js.traffic.moe_exchange(id);
+    if (!mx.flows || js.a2a.empty()) {
+      compute(devices, kernels, slowdown,
+              [this, j, slot, id, rest]() { wait(rest, [this, j, slot, id]() { work_done(j, slot, id); }); });
+      return;
+    }
+    // MoE all-to-alls as flows: the whole op's bytes at once, after the kernels (moe_overlap none) or
+    // under them (the op's work ends when both did); the analytic exposed part they replace leaves the
+    // timed remainder, the ETP gathers stay in it.
+    const auto st = static_cast<std::size_t>(node.stage);
+    std::vector<FlowSpec> flows = js.a2a[st][slot];
+    for (FlowSpec& f : flows) f.bytes = f.bytes * mx.passes;
+    const double alpha = js.a2a_alpha[st][slot] * 2.0 * mx.passes;
+    const OpCost& c = js.job.graph->costs[static_cast<std::size_t>(node.cost)];
+    const bool overlap = js.job.scenario->parallelism.moe_overlap != MoeOverlap::none;
+    const double exposed = overlap ? std::min(c.ep_comm, mx.analytic).value() : mx.analytic.value();
+    const double left = std::max(0.0, rest - exposed);
+    Done tail = [this, j, slot, id, left]() {
+      wait(left, [this, j, slot, id]() { work_done(j, slot, id); });
+    };
+    auto exchange = [this, flows = std::move(flows), alpha](Done then) {
+      send(flows, [this, alpha, then = std::move(then)]() { wait(alpha, then); });
+    };
+    if (overlap) {
+      // `compute`: the flows may run under all the op's kernels. `shared-expert`: only under the part the
+      // analytic engine hid them under (passes × the shared experts' kernels when any stayed exposed), so
+      // they start that long before the kernels end.
+      const bool shared = js.job.scenario->parallelism.moe_overlap == MoeOverlap::shared_expert;
+      const double hidden = mx.analytic.value() - exposed;
+      const double lead = shared ? std::max(0.0, kernels - hidden) : 0.0;
+      Done both = join(2, std::move(tail));
+      compute(devices, kernels, slowdown, both);
+      wait(lead, [exchange = std::move(exchange), both]() mutable { exchange(both); });
+    } else {
+      compute(devices, kernels, slowdown, [exchange = std::move(exchange), tail = std::move(tail)]() mutable {
+        exchange(std::move(tail));
+      });
+    }
   }
 
   void arrive_at_sync(std::size_t j, int id) {

@@ -1,6 +1,7 @@
 #include "sim/engine/flow/job_traffic.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/transformer_cost.hpp"
 #include "schedules/pipeline_deps.hpp"
@@ -43,6 +44,38 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
     gs.op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
     gs.bytes = Bytes(params * bytes_per_element(tr.gradient_precision));
     gs.analytic = topo->time(gs.op, gs.bytes, dp_groups(par), dp_choice(par));
+  }
+  // MoE all-to-alls: the bytes behind OpCostModel::moe_dispatch_time (op_cost.cpp), per layer pass.
+  moe_.resize(g.nodes.size());
+  const MoeSpec& x = s.model.moe;
+  if (!x.enabled() || par.ep <= 1 || g.moe_all_to_all.value() <= 0.0) return;
+  MoeTraffic& mt = moe_traffic_;
+  mt.ep = par.ep;
+  mt.etp = par.etp;
+  const int per_node = std::max(1, s.cluster.node.devices_per_node);
+  mt.devices_per_node = per_node;
+  const double routed = tokens / par.tp;
+  const double copies = routed * x.top_k;
+  const double elem = (x.fp8_dispatch ? 1.0 : e) + e;  // dispatch + combine
+  const double pass = g.moe_load * s.model.hidden * elem;
+  const int span = par.ep * par.etp;
+  const int nodes = span > per_node ? span / per_node : 1;
+  mt.node_limited = x.max_nodes_per_token > 0 && nodes > 1 && per_node % par.etp == 0;
+  if (mt.node_limited) {
+    const double n = nodes;
+    const double distinct =
+        std::min<double>(x.max_nodes_per_token, n * (1.0 - std::pow(1.0 - 1.0 / n, x.top_k)));
+    mt.to_node = Bytes(routed * distinct / n * pass);
+    mt.fan_out = Bytes(copies / (per_node / par.etp) * pass);
+  } else {
+    mt.to_rank = Bytes(copies / par.ep * pass);
+  }
+  for (std::size_t id = 0; id < g.nodes.size(); ++id) {
+    const StepNode& n = g.nodes[id];
+    if (n.cost < 0) continue;
+    const double passes = g.costs[static_cast<std::size_t>(n.cost)].ep_passes;
+    if (passes <= 0.0) continue;
+    moe_[id] = {.flows = true, .passes = passes, .analytic = g.moe_all_to_all * (2.0 * passes)};
   }
 }
 

@@ -20,8 +20,28 @@ namespace clustersim::flow {
 struct GradientSync {
   bool flows = false;  // false: no DP flows (dp·cp = 1 or ZeRO-3), whole duration is a timed wait
   CollectiveOp op = CollectiveOp::all_reduce;
-  Bytes bytes{0};          // full (unsharded) buffer of the chunk
-  Seconds analytic{0};     // the analytic engine's time of that collective (OpCostModel::dp_collective_time)
+  Bytes bytes{0};       // full (unsharded) buffer of the chunk
+  Seconds analytic{0};  // the analytic engine's time of that collective (OpCostModel::dp_collective_time)
+};
+
+/// MoE dispatch + combine all-to-alls of one pipeline op (all MoE layer passes of its chunk, the
+/// recomputation's included), per EP rank; bytes of one layer pass (dispatch + combine) × `passes`.
+struct MoeExchange {
+  bool flows = false;   // false: no EP traffic (dense chunk, ep = 1); the op's ep part stays a timed wait
+  double passes = 0;    // OpCost::ep_passes
+  Seconds analytic{0};  // passes × 2 × StepGraph::moe_all_to_all (before overlap, ETP gathers excluded)
+};
+
+/// Per-pass bytes of the MoE all-to-all of one EP rank (busiest rank: moe_load × the mean), as
+/// sim/graph/op_cost.cpp costs it: uniform over the EP group, or with node-limited routing one copy per
+/// target node over the network (to the same-index GPU) plus an NVLink fan-out inside the node.
+struct MoeTraffic {
+  int ep = 1, etp = 1;
+  int devices_per_node = 1;
+  bool node_limited = false;
+  Bytes to_rank{0};  // uniform: to each EP group member (self included in the count)
+  Bytes to_node{0};  // node-limited: to each other node of the EP group
+  Bytes fan_out{0};  // node-limited: to each other EP member of the same node
 };
 
 class JobTraffic {
@@ -32,15 +52,24 @@ class JobTraffic {
   /// Analytic time of the send/recv part of a pipeline transfer (≤ graph.p2p_time).
   [[nodiscard]] Seconds p2p_analytic() const { return p2p_analytic_; }
   /// Gradient synchronisation of a dp_sync node.
-  [[nodiscard]] const GradientSync& gradient_sync(int node) const { return sync_[static_cast<std::size_t>(node)]; }
+  [[nodiscard]] const GradientSync& gradient_sync(int node) const {
+    return sync_[static_cast<std::size_t>(node)];
+  }
   /// The job's DP group on the flow engine's two-level fabric (two-level mode).
   [[nodiscard]] const TwoLevelRing& two_level() const { return two_level_; }
+  /// MoE all-to-alls of a pipeline op node.
+  [[nodiscard]] const MoeExchange& moe_exchange(int node) const {
+    return moe_[static_cast<std::size_t>(node)];
+  }
+  [[nodiscard]] const MoeTraffic& moe_traffic() const { return moe_traffic_; }
 
  private:
   Bytes p2p_bytes_{0};
   Seconds p2p_analytic_{0};
   TwoLevelRing two_level_;
   std::vector<GradientSync> sync_;  // per graph node (default for non-dp_sync nodes)
+  MoeTraffic moe_traffic_;
+  std::vector<MoeExchange> moe_;  // per graph node
 };
 
 }  // namespace clustersim::flow
