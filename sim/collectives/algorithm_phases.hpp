@@ -12,8 +12,10 @@
 //   direct / pairwise          all pairs at once (1 step) / n−1 rounds of rank i → i+k, S/n each
 //   hierarchical               one ring reduce-scatter per dimension (node-local then inter-node, or
 //                              torus x, y, z), buffer shrinking by each dimension size, then all-gathers
-//                              back; torus dimensions with wrap use two counter-rotating rings
-//                              (Jouppi et al. 2023 for TPU v4; Sergeev & Del Balso 2018 hierarchical)
+//                              back; torus dimensions with wrap use two counter-rotating rings, and a
+//                              sub-torus group (whole dimensions) splits S in D parts that walk the
+//                              dimensions in rotated order, all dimensions at once: busbw = 2·D·B on a
+//                              k^D torus (Jouppi et al. 2023 for TPU v4; Sergeev & Del Balso 2018)
 //   nvls                       every rank's NVSwitch port carries S up and S down (all-reduce), the
 //                              switch reduces and multicasts: t = 2α + S/(B·nvls_efficiency)
 //   sharp                      node-local reduce-scatter, in-network all-reduce of S/k per rail on the
@@ -58,7 +60,8 @@ std::vector<Phase> hierarchical_phases(const TopologyGraph& g, const PhaseReques
 std::vector<Phase> nvls_phases(const TopologyGraph& g, const PhaseRequest& r);
 std::vector<Phase> sharp_phases(const TopologyGraph& g, const PhaseRequest& r);
 
-/// Dimensions the hierarchical algorithm walks (x fastest over the node-grouped rank order), and
+/// Dimensions the hierarchical algorithm walks (a sub-torus: its whole torus dimensions, x fastest; else
+/// node-local then inter-node over the node-grouped rank order), and
 /// whether each is a torus ring with wrap (bidirectional). Empty when not applicable.
 struct Dimensions {
   std::vector<int> sizes;

@@ -193,6 +193,9 @@ ClusterSpec read_cluster(ObjectReader& r) {
       node.has("nvlink_mesh") || node.has("nvlink_domain_devices") || node.has("nic_attach");
   node.finish();
   c.nodes = r.require_integer("nodes");
+  // TPU hosts sit on their chips' ICI torus: a cluster of them that names no network is that torus, not
+  // a fat-tree of the hosts' data-centre NICs.
+  if (c.node.fabric == NodeFabric::torus_ici) c.network.topology = "torus";
   NetworkShapeKeys shape;
   if (auto network = r.child("network")) {
     if (auto topology = network->get_choice("topology")) {

@@ -91,9 +91,10 @@ TEST_CASE("torus all-reduce walks the dimensions with bidirectional rings", "[co
   const auto e = m.estimate(request(CollectiveOp::all_reduce, 64e6, 64, CollectiveAlgorithm::automatic));
   CHECK(e.algorithm == CollectiveAlgorithm::hierarchical);
   REQUIRE(e.phases.size() == 6);
-  // x: 3 steps, each link carries (3/4)·S/2 per direction.
-  CHECK(e.phases[0].cost.bandwidth.value() == Approx(0.75 * 32e6 / 50e9));
-  CHECK(e.phases[1].cost.bandwidth.value() == Approx(0.75 * 8e6 / 50e9));
+  // The buffer is split in 3 parts, one per dimension at a time: in the first phase each dimension's
+  // links carry (3/4)·(S/3)/2 per direction, in the second (3/4)·(S/12)/2.
+  CHECK(e.phases[0].cost.bandwidth.value() == Approx(0.75 * 64e6 / 6.0 / 50e9));
+  CHECK(e.phases[1].cost.bandwidth.value() == Approx(0.75 * 64e6 / 24.0 / 50e9));
 }
 
 TEST_CASE("auto picks a low-latency algorithm for small buffers and a bandwidth one for large",

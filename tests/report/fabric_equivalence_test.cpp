@@ -99,3 +99,18 @@ TEST_CASE("a TPU v4 torus gives the same step report whether derived or spelled 
        {"/parallelism",
         R"({"tp": 4, "pp": 16, "dp": 16, "vp": 3, "sequence_parallel": true, "schedule": "interleaved-1f1b"})"}});
 }
+
+TEST_CASE("a cluster of TPU hosts that names no network runs on the ICI torus, not on the host NICs",
+          "[report][topology]") {
+  const std::vector<config::Override> overrides = {
+      {"/cluster", R"({"name": "tpu-v4-1024", "node": "tpu-v4-host", "nodes": 256})"},
+      {"/parallelism", R"({"tp": 4, "pp": 1, "dp": 256, "zero_stage": 3})"}};
+  auto l = loader();
+  const Scenario s = l.build(l.load("palm-540b-tpuv4-6144"), overrides);
+  CHECK(s.cluster.network.topology == "torus");
+  const ClusterTopologySpec t = derived_topology(s.cluster);
+  CHECK(t.network == NetworkKind::torus);
+  CHECK(t.node.nics == 0);
+  // And the same step report as the torus spelled out.
+  check_same_report("palm-540b-tpuv4-6144", overrides);
+}
