@@ -191,7 +191,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
                     : o == "shared-expert" ? MoeOverlap::shared_expert
                                            : MoeOverlap::none;
   } else {
-    p.moe_overlap = name_of(schedule_names(), p.schedule) == "dualpipe" ? MoeOverlap::compute : MoeOverlap::none;
+    p.moe_overlap = p.schedule == ScheduleKind::dualpipe ? MoeOverlap::compute : MoeOverlap::none;
   }
   return p;
 }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 
-#include "schedules/schedule_kind.hpp"
 #include "sim/config/framework_profile.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/config/object_reader.hpp"

@@ -6,16 +6,18 @@ namespace clustersim::plan {
 
 const char* recompute_name(Recompute r) {
   switch (r) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
   }
   return "none";
 }
 
-void apply(const Strategy& st, Scenario& s) {
-  s.cluster.nodes = st.nodes;
-  ParallelismSpec& p = s.parallelism;
+ParallelismSpec parallelism_of(const Strategy& st) {
+  ParallelismSpec p;
   p.tp = st.tp;
   p.pp = st.pp;
   p.dp = st.dp;
@@ -23,18 +25,29 @@ void apply(const Strategy& st, Scenario& s) {
   p.vp = st.vp;
   p.ep = st.ep;
   p.etp = st.etp;
-  p.pipeline_layers.clear();  // the search splits layers evenly
   p.zero_stage = st.zero_stage;
   p.schedule = st.schedule;
   p.sequence_parallel = st.sequence_parallel;
+  return p;
+}
+
+void apply(const Strategy& st, Scenario& s) {
+  s.cluster.nodes = st.nodes;
+  // The strategy's fields, and the experiment's for what the search does not choose.
+  ParallelismSpec p = parallelism_of(st);
+  p.tp_comm_overlap = s.parallelism.tp_comm_overlap;
+  p.dp_flat_ring = s.parallelism.dp_flat_ring;
+  p.moe_overlap = s.parallelism.moe_overlap;
+  s.parallelism = std::move(p);  // pipeline_layers cleared: the search splits layers evenly
   s.training.micro_batch = st.micro_batch;
   s.training.recompute = st.recompute;
 }
 
 std::string describe(const Strategy& st, bool with_nodes) {
-  std::string out = fmt::format("TP{} PP{} DP{} CP{} VP{} mb{} {} recompute={} ZeRO-{}{}", st.tp, st.pp, st.dp, st.cp,
-                                st.vp, st.micro_batch, to_string(st.schedule), recompute_name(st.recompute),
-                                st.zero_stage, st.sequence_parallel ? " +SP" : "");
+  std::string out =
+      fmt::format("TP{} PP{} DP{} CP{} VP{} mb{} {} recompute={} ZeRO-{}{}", st.tp, st.pp, st.dp, st.cp,
+                  st.vp, st.micro_batch, to_string(st.schedule), recompute_name(st.recompute), st.zero_stage,
+                  st.sequence_parallel ? " +SP" : "");
   if (st.ep > 1 || st.etp > 1) out += fmt::format(" EP{} ETP{}", st.ep, st.etp);
   if (with_nodes) out += fmt::format(" nodes={}", st.nodes);
   return out;

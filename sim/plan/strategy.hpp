@@ -21,6 +21,9 @@ struct Strategy {
   bool sequence_parallel = false;
 };
 
+/// The parallelism fields the strategy sets (every other field default).
+ParallelismSpec parallelism_of(const Strategy& st);
+
 /// Writes the strategy into a copy of the experiment's scenario (every other field kept).
 void apply(const Strategy& st, Scenario& s);
 

@@ -57,16 +57,7 @@ TrustRegion trust_region(const ValidationResult& r, double max_error) {
 TrustVerdict classify(const TrustRegion& region, const Scenario& base, const Strategy& st, int devices) {
   const std::string device = base.cluster.node.device.name;
   const std::string precision = precision_class(to_string(base.training.precision));
-  ParallelismSpec p;
-  p.tp = st.tp;
-  p.pp = st.pp;
-  p.dp = st.dp;
-  p.cp = st.cp;
-  p.vp = st.vp;
-  p.ep = st.ep;
-  p.etp = st.etp;
-  p.zero_stage = st.zero_stage;
-  const unsigned kinds = parallelism_kinds(p);
+  const unsigned kinds = parallelism_kinds(parallelism_of(st));
   int on_device = 0, with_precision = 0, lo = std::numeric_limits<int>::max(), hi = 0;
   for (const ValidatedPoint& v : region.points) {
     if (v.device != device) continue;

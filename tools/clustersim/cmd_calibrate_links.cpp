@@ -7,13 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collective_cluster.hpp"
 #include "commands.hpp"
 #include "output.hpp"
-#include "paths.hpp"
-#include "sim/collectives/cluster_fabric.hpp"
-#include "sim/config/catalog.hpp"
-#include "sim/config/catalog_entries.hpp"
-#include "sim/config/field_pointer.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/report/nccl_log.hpp"
 
@@ -29,15 +25,14 @@ Command add_calibrate_links_command(CLI::App& app, const GlobalOptions& global) 
     std::string format = "text";
   };
   auto opt = std::make_shared<Options>();
-  app.add_option("LOG", opt->log, "nccl-tests output (e.g. all_reduce_perf -b 8 -e 8G -f 2 > log)")->required();
-  app.add_option("--cluster", opt->cluster, "cluster catalog name or file the log was measured on")->required();
+  app.add_option("LOG", opt->log, "nccl-tests output (e.g. all_reduce_perf -b 8 -e 8G -f 2 > log)")
+      ->required();
+  app.add_option("--cluster", opt->cluster, "cluster catalog name or file the log was measured on")
+      ->required();
   app.add_option("--op", opt->op, "the operation the log measured")
-      ->check(CLI::IsMember(
-          {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "send-recv"}));
-  std::vector<std::string> algos;
-  for (std::string_view a : collective_algorithm_names()) algos.emplace_back(a);
+      ->check(CLI::IsMember(collective_op_choices()));
   app.add_option("--algo", opt->algo, "algorithm NCCL ran (NCCL_ALGO; auto: the model's fastest)")
-      ->check(CLI::IsMember(algos));
+      ->check(CLI::IsMember(collective_algo_choices()));
   app.add_option("--ranks", opt->ranks, "ranks in the log (default: its '#  Rank' lines, else nGpus)")
       ->check(CLI::PositiveNumber);
   app.add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json"}));
@@ -47,16 +42,7 @@ Command add_calibrate_links_command(CLI::App& app, const GlobalOptions& global) 
     std::stringstream buf;
     buf << in.rdbuf();
     const NcclLog log = parse_nccl_log(buf.str(), opt->log);
-    config::Catalog catalog({catalog_roots(global.config_dirs)});
-    const ClusterSpec cluster = config::load_cluster(catalog, opt->cluster);
-    const ClusterFabric fabric = [&] {
-      try {
-        return cluster_fabric(cluster);
-      } catch (const SpecError& e) {
-        throw ConfigError(config::cluster_diagnostics(e.problems(), "", true));
-      }
-    }();
-    const CollectiveModel model(fabric.topology, fabric.options);
+    const auto [cluster, model] = load_cluster_collectives(global, opt->cluster);
     CollectiveSweepSpec spec;
     spec.op = *collective_op_from_string(opt->op);
     spec.algorithm = *collective_algorithm_from_string(opt->algo);
@@ -92,9 +78,10 @@ Command add_calibrate_links_command(CLI::App& app, const GlobalOptions& global) 
       write_stdout(j.dump(2) + "\n");
       return 0;
     }
-    std::string out = fmt::format("calibrate-links: {} on {} ({} ranks), {} rows of {}\n", opt->op, cluster.name,
-                                  spec.ranks, fit.rows.size(), opt->log);
-    out += fmt::format("  {:>14}  {:>14}  {:>14}  {:>7}\n", "size (B)", "measured busbw", "model busbw", "ratio");
+    std::string out = fmt::format("calibrate-links: {} on {} ({} ranks), {} rows of {}\n", opt->op,
+                                  cluster.name, spec.ranks, fit.rows.size(), opt->log);
+    out += fmt::format("  {:>14}  {:>14}  {:>14}  {:>7}\n", "size (B)", "measured busbw", "model busbw",
+                       "ratio");
     for (const LinkFitRow& r : fit.rows) {
       out += fmt::format("  {:>14.0f}  {:>9.2f} GB/s  {:>9.2f} GB/s  {:>7.3f}{}\n", r.bytes, r.measured_busbw,
                          r.model_busbw, r.model_busbw > 0 ? r.measured_busbw / r.model_busbw : 0.0,
@@ -102,15 +89,17 @@ Command add_calibrate_links_command(CLI::App& app, const GlobalOptions& global) 
     }
     if (fit.ratio > 0 && !fit.key.empty()) {
       out += fmt::format("fit over the rows marked *: measured / model busbw = {:.3f} (median)\n", fit.ratio);
-      out += fmt::format("  bottleneck link {}: set {} {:.3f} -> {:.3f} in the node entry of {}{}\n", fit.link_kind,
-                         fit.key, fit.current, fit.suggested, cluster.name,
-                         fit.suggested > 1.0 ? " (above the line rate: check the link bandwidth or --ranks)" : "");
+      out += fmt::format(
+          "  bottleneck link {}: set {} {:.3f} -> {:.3f} in the node entry of {}{}\n", fit.link_kind, fit.key,
+          fit.current, fit.suggested, cluster.name,
+          fit.suggested > 1.0 ? " (above the line rate: check the link bandwidth or --ranks)" : "");
     } else {
       out += "no row of 1 MiB or more in the upper third of the sizes: nothing to fit the bandwidth on\n";
     }
     if (fit.measured_latency_us >= 0) {
-      out += fmt::format("  small-message latency (intercept below 64 KiB): measured {:.2f} us, model {:.2f} us\n",
-                         fit.measured_latency_us, fit.model_latency_us);
+      out += fmt::format(
+          "  small-message latency (intercept below 64 KiB): measured {:.2f} us, model {:.2f} us\n",
+          fit.measured_latency_us, fit.model_latency_us);
     }
     write_stdout(out);
     return 0;

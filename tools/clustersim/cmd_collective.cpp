@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "collective_cluster.hpp"
 #include "commands.hpp"
 #include "output.hpp"
 #include "paths.hpp"
@@ -46,13 +47,9 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
   };
   auto opt = std::make_shared<Options>();
   app.add_option("--cluster", opt->cluster, "cluster catalog name or file")->required();
-  app.add_option("--op", opt->op, "operation")
-      ->check(CLI::IsMember(
-          {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "send-recv"}));
-  std::vector<std::string> algos;
-  for (std::string_view a : collective_algorithm_names()) algos.emplace_back(a);
+  app.add_option("--op", opt->op, "operation")->check(CLI::IsMember(collective_op_choices()));
   app.add_option("--algo", opt->algo, "algorithm (auto picks the fastest NCCL-style one)")
-      ->check(CLI::IsMember(algos));
+      ->check(CLI::IsMember(collective_algo_choices()));
   app.add_option("--ring-order", opt->ring_order, "ring order")
       ->check(CLI::IsMember({"topology-aware", "rank-order", "flat"}));
   app.add_option("--ranks", opt->ranks, "ranks 0..N-1 take part (default: every device of the cluster)")
@@ -63,23 +60,7 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--format", opt->format, "output format (nccl: the nccl-tests table, for log parsers)")
       ->check(CLI::IsMember({"text", "json", "nccl"}));
   return [opt, &global]() {
-    config::Catalog catalog({catalog_roots(global.config_dirs)});
-    const ClusterSpec cluster = config::load_cluster(catalog, opt->cluster);
-    // A derived topology is checked only here, when its graph is built; its problems name spec members.
-    const ClusterFabric fabric = [&] {
-      try {
-        return cluster_fabric(cluster);
-      } catch (const SpecError& e) {
-        throw ConfigError(config::cluster_diagnostics(e.problems(), "", true));
-      }
-    }();
-    const CollectiveModel model = [&] {
-      try {
-        return CollectiveModel(fabric.topology, fabric.options);
-      } catch (const SpecError& e) {
-        throw ConfigError(config::cluster_diagnostics(e.problems(), "", false));
-      }
-    }();
+    const auto [cluster, model] = load_cluster_collectives(global, opt->cluster);
     CollectiveSweepSpec spec;
     spec.op = *collective_op_from_string(opt->op);
     spec.algorithm = *collective_algorithm_from_string(opt->algo);
