@@ -149,14 +149,16 @@ TEST_CASE("architecture comes from the record or the named catalog model, never 
   CHECK(s.skipped.front().reason.find("model.layers not stated") != std::string::npos);
 }
 
-TEST_CASE("accelerators map to nodes by exact name; B200 predicts, H800 is skipped with what is missing") {
+TEST_CASE("accelerators map to nodes by exact name; B200 and H800 predict, an unlisted name is skipped") {
   json r = base_record();
   r["hardware"]["accelerator"] = "NVIDIA B200";
   CHECK(only_case(read(r)).experiment["cluster"]["node"] == "dgx-b200");
   r["hardware"]["accelerator"] = "NVIDIA H800";
+  CHECK(only_case(read(r)).experiment["cluster"]["node"] == "hgx-h800");
+  r["hardware"]["accelerator"] = "NVIDIA B300 (HGX/DGX B300)";
   const auto s = read(r);
   REQUIRE(s.skipped.size() == 1);
-  CHECK(s.skipped.front().reason.find("H800 node entry") != std::string::npos);
+  CHECK(s.skipped.front().reason.find("is not listed in reference/accelerators.json") != std::string::npos);
 }
 
 TEST_CASE("GB200 NVL72 jobs are placed as equal NVLink domains of whole trays, said as an assumption") {
