@@ -31,7 +31,9 @@ def main():
     a = ap.parse_args()
     v = json.loads(subprocess.run([a.cli, "validate", "--format", "json"], check=True, capture_output=True,
                                   text=True, cwd=ROOT).stdout)
-    corpus = json.load(open(ROOT / "configs/reference/published_runs.json"))
+    # validate reads the step records and, beside them, the MoE records (moe_runs.json)
+    corpus = [r for name in ("published_runs.json", "moe_runs.json")
+              for r in json.load(open(ROOT / "configs/reference" / name))]
     in_corpus = collections.Counter((r["split"], r["source_group"]) for r in corpus)
     tables, gates = {}, []
     for s in v["summary"]:

@@ -27,6 +27,7 @@ constexpr std::array<std::string_view, 4> kSchedules{"1f1b", "interleaved", "gpi
 constexpr std::array<std::string_view, 5> kModelKeys{"mlp", "norm", "position", "linear_bias",
                                                      "tied_embeddings"};
 
+constexpr std::array<std::string_view, 3> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle"};
 constexpr std::array<std::string_view, 1> kGlobalBatch{"micro-batch-times-dp"};
 constexpr std::array<std::string_view, 2> kMlp{"gelu", "swiglu"};
 constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
@@ -74,6 +75,10 @@ constexpr Field kDefaultsFields[] = {
      .kind = FieldKind::integer,
      .doc = "largest interleaving depth assumed",
      .ints = {.min = 1, .max = 16}},
+    choice_field("pipeline_split",
+                 "how layers that do not divide evenly over the pp·vp pipeline chunks are spread "
+                 "(docs/validation.md)",
+                 kPipelineSplit),
     {.key = "tp", .kind = FieldKind::integer, .doc = "tensor parallel", .ints = {.min = 1}},
     {.key = "pp", .kind = FieldKind::integer, .doc = "pipeline parallel", .ints = {.min = 1}},
     {.key = "cp", .kind = FieldKind::integer, .doc = "context parallel", .ints = {.min = 1}},
@@ -139,6 +144,7 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   p.dp_collective_zero3 = choice(d, "dp_collective_zero3");
   p.schedule = choice(d, "schedule");
   if (auto v = d.get_integer("interleave_max_vp")) p.interleave_max_vp = static_cast<int>(*v);
+  p.pipeline_split = choice(d, "pipeline_split");
   for (auto [key, slot] : {std::pair{"tp", &p.tp}, std::pair{"pp", &p.pp}, std::pair{"cp", &p.cp}}) {
     if (auto v = d.get_integer(key)) *slot = static_cast<int>(*v);
   }
@@ -327,6 +333,42 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
                                                               : *p.schedule;
     put(par, "schedule", schedule);
   }
+}
+
+std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, int layers, int chunks) {
+  if (layers <= 0 || chunks <= 0) return std::nullopt;
+  const auto n = static_cast<std::size_t>(chunks);
+  if (rule == "even") {
+    if (layers % chunks != 0) return std::nullopt;
+    return std::vector<int>(n, layers / chunks);
+  }
+  if (rule == "ends-one-fewer") {
+    // Megatron asserts (layers + 2) divisible by the chunks; with one per chunk the first chunk holds only
+    // the embedding and the last only the loss (no transformer layer).
+    if ((layers + 2) % chunks != 0 || chunks < 2) return std::nullopt;
+    const int per = (layers + 2) / chunks;
+    std::vector<int> out(n, per);
+    out.front() = per - 1;
+    out.back() = per - 1;
+    return out;
+  }
+  if (rule == "remainder-to-middle") {
+    if (chunks > layers) return std::nullopt;  // torchtitan: "Total stages cannot be greater than layers"
+    const int base = layers / chunks;
+    int extra = layers % chunks;
+    std::vector<int> out(n, base);
+    int used = base;
+    for (std::size_t i = 1; i + 1 < n; ++i) {
+      if (extra > 0) {
+        out[i] = base + 1;
+        --extra;
+      }
+      used += out[i];
+    }
+    if (n > 1) out.back() = layers - used;
+    return out;
+  }
+  return std::nullopt;
 }
 
 const FrameworkProfile* find_profile(const std::vector<FrameworkProfile>& profiles, const std::string& name) {

@@ -40,6 +40,9 @@ struct FrameworkProfile {
   std::optional<std::string> dp_collective_zero3;  // used instead when zero_stage is 3
   std::optional<std::string> schedule;             // pipeline schedule when pp > 1 and unstated
   std::optional<int> interleave_max_vp;            // deepest vp <= this when "interleaved" has no vp
+  // How the framework spreads layers that do not divide evenly over the pp·vp pipeline chunks:
+  // "ends-one-fewer" | "remainder-to-middle" (pipeline_split_layers below).
+  std::optional<std::string> pipeline_split;
   std::optional<int> tp, pp, cp;                   // model parallelism when unstated
   nlohmann::json gradient_precision = nlohmann::json::object();  // compute precision -> reduce precision
   nlohmann::json model = nlohmann::json::object();  // architecture defaults (mlp, norm, position, ...)
@@ -62,6 +65,18 @@ const FrameworkProfile* select_profile(const std::vector<FrameworkProfile>& prof
 /// tp_comm_overlap, zero_stage, dp_collective, schedule). Keys the document states win; model defaults
 /// are not applied (experiments name a catalog model or state the architecture).
 void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p);
+
+/// Layers per virtual pipeline stage (k = chunk·pp + stage, pp·vp entries) under a framework's split
+/// rule, or nullopt when the rule cannot split `layers` over `chunks`:
+///  - "even": layers / chunks each (layers % chunks == 0);
+///  - "ends-one-fewer": Megatron-Core's account_for_embedding_in_pipeline_split +
+///    account_for_loss_in_pipeline_split (megatron/core/transformer/transformer_block.py,
+///    get_num_layers_to_build / get_transformer_layer_offset): the embedding and the loss each count as
+///    one layer, (layers + 2) / chunks per chunk, the first and the last chunk one layer fewer;
+///  - "remainder-to-middle": torchtitan's generate_split_points (torchtitan/parallelisms/
+///    pipelining_utils.py, 2024): layers // chunks on the first chunk, one more on each of the next
+///    layers % chunks chunks, the last chunk the rest.
+std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, int layers, int chunks);
 
 /// The profile named `name`, or nullptr.
 const FrameworkProfile* find_profile(const std::vector<FrameworkProfile>& profiles, const std::string& name);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "sim/config/framework_profile.hpp"
@@ -353,6 +354,19 @@ class Builder {
       stated_pp = 1;
       assume("pp = 1 (derived: tp·cp already spans every device)");
     }
+    // A stated dp with tp unstated: tp is what is left of the devices once pp (stated or the profile's),
+    // cp and dp are placed, when that divides (FSDP tables often print only the FSDP degree).
+    if (!stated_tp && rec_.dp) {
+      const std::optional<std::int64_t> pp_known =
+          stated_pp ? stated_pp : (profile_ && profile_->pp ? std::optional<std::int64_t>(*profile_->pp) : std::nullopt);
+      const std::int64_t rest = pp_known ? *pp_known * cp_known * *rec_.dp : 0;
+      if (rest > 0 && c_.devices % rest == 0 && c_.devices / rest > 1) {
+        stated_tp = c_.devices / rest;
+        assume(fmt::format("tp = {} (derived: devices {} / (pp {} · cp {} · stated dp {}){})", *stated_tp,
+                           c_.devices, *pp_known, cp_known, *rec_.dp,
+                           stated_pp ? "" : fmt::format("; pp {} is the {} default", *pp_known, profile_->name)));
+      }
+    }
     const auto tp = int_default(stated_tp, profile_ ? profile_->tp : std::nullopt, "tp");
     const auto pp = int_default(stated_pp, profile_ ? profile_->pp : std::nullopt, "pp");
     if (!tp) return no_profile_reason("parallelism.tp");
@@ -524,9 +538,11 @@ class Builder {
       if (max_vp == 0) return no_profile_reason("parallelism.vp (interleaved schedule)");
       const std::int64_t layers = model_["layers"].get<std::int64_t>();
       const std::int64_t microbatches = gb / std::max<std::int64_t>(1, mb * dp_);
+      // A framework whose split rule spreads any layer count (torchtitan) needs no divisibility.
+      const bool any_split = profile_->pipeline_split && *profile_->pipeline_split == "remainder-to-middle";
       int vp = 1;
       for (int v = max_vp; v >= 2; --v) {
-        if (layers % (pp_ * v) == 0 && microbatches % pp_ == 0) {
+        if ((any_split ? layers >= pp_ * v : layers % (pp_ * v) == 0) && microbatches % pp_ == 0) {
           vp = v;
           break;
         }
@@ -534,10 +550,11 @@ class Builder {
       par_["vp"] = vp;
       if (vp == 1) par_["schedule"] = "1f1b";
       assume(fmt::format(
-          "vp = {} (interleaved, chunk count not stated: deepest v <= {} with layers % (pp·v) = 0 "
-          "and micro-batches % pp = 0; {})",
-          vp, max_vp, profile_->name));
+          "vp = {} (interleaved, chunk count not stated: deepest v <= {} with {} and micro-batches % pp = 0; "
+          "{})",
+          vp, max_vp, any_split ? "layers >= pp·v" : "layers % (pp·v) = 0", profile_->name));
     }
+    if (auto why = pipeline_split()) return why;
     std::string precision;
     if (rec_.compute) {
       precision = *rec_.compute;
@@ -579,6 +596,49 @@ class Builder {
               {"recompute", recompute}, {"flash_attention", flash}, {"gradient_precision", gradient}};
     c_.samples_per_step = static_cast<double>(gb);
     c_.tokens_per_step = static_cast<double>(gb * seq);
+    return std::nullopt;
+  }
+
+  // Layers that do not divide evenly over the pp·vp chunks: the record's pipeline_split, else the
+  // profile's rule for uneven splits (Megatron-Core recipes set account_for_embedding/loss; torchtitan's
+  // default split points), as parallelism.pipeline_layers.
+  std::optional<std::string> pipeline_split() {
+    if (pp_ == 1) return std::nullopt;
+    const int layers = model_["layers"].get<int>();
+    const int vp = par_.contains("vp") ? par_["vp"].get<int>() : 1;
+    if (par_.value("schedule", std::string()) == "dualpipe") return std::nullopt;
+    const int chunks = pp_ * vp;
+    std::string rule;
+    if (rec_.pipeline_split) {
+      rule = *rec_.pipeline_split;
+    } else if (layers % chunks == 0) {
+      return std::nullopt;
+    } else if (profile_ != nullptr && profile_->pipeline_split) {
+      rule = *profile_->pipeline_split;
+    } else {
+      return fmt::format("{} layers do not divide over pp·vp = {} pipeline chunks and {}: state "
+                         "parallelism.pipeline_split",
+                         layers, chunks,
+                         profile_ ? fmt::format("profile {} declares no pipeline_split", profile_->name)
+                                  : std::string("no framework profile applies"));
+    }
+    const auto split = pipeline_split_layers(rule, layers, chunks);
+    if (!split) {
+      return fmt::format("pipeline_split \"{}\" cannot spread {} layers over pp·vp = {} chunks", rule, layers,
+                         chunks);
+    }
+    if (std::adjacent_find(split->begin(), split->end(), std::not_equal_to<>()) == split->end()) {
+      return std::nullopt;  // even after all
+    }
+    par_["pipeline_layers"] = *split;
+    std::string shape;
+    for (std::size_t i = 0; i < split->size(); ++i) shape += fmt::format("{}{}", i ? "," : "", (*split)[i]);
+    if (!rec_.pipeline_split) {
+      assume(fmt::format("pipeline_layers = [{}] ({} layers over pp·vp = {} chunks, not stated; {} rule {})",
+                         shape, layers, chunks, profile_->name, rule));
+    } else {
+      assume(fmt::format("pipeline_layers = [{}] (stated rule {})", shape, rule));
+    }
     return std::nullopt;
   }
 

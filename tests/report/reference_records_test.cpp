@@ -149,14 +149,16 @@ TEST_CASE("architecture comes from the record or the named catalog model, never 
   CHECK(s.skipped.front().reason.find("model.layers not stated") != std::string::npos);
 }
 
-TEST_CASE("accelerators map to nodes by exact name; B200 predicts, H800 is skipped with what is missing") {
+TEST_CASE("accelerators map to nodes by exact name; B200 and H800 predict, an unlisted name is skipped") {
   json r = base_record();
   r["hardware"]["accelerator"] = "NVIDIA B200";
   CHECK(only_case(read(r)).experiment["cluster"]["node"] == "dgx-b200");
   r["hardware"]["accelerator"] = "NVIDIA H800";
+  CHECK(only_case(read(r)).experiment["cluster"]["node"] == "hgx-h800");
+  r["hardware"]["accelerator"] = "NVIDIA B300 (HGX/DGX B300)";
   const auto s = read(r);
   REQUIRE(s.skipped.size() == 1);
-  CHECK(s.skipped.front().reason.find("H800 node entry") != std::string::npos);
+  CHECK(s.skipped.front().reason.find("is not listed in reference/accelerators.json") != std::string::npos);
 }
 
 TEST_CASE("GB200 NVL72 jobs are placed as equal NVLink domains of whole trays, said as an assumption") {
@@ -208,7 +210,97 @@ TEST_CASE("a layer count the pipeline cannot split is skipped with the reason") 
   r["parallelism"]["tp"] = 4;
   const ValidationResult v = run_validation(read(r), kPaths);
   REQUIRE(v.skipped.size() == 1);
-  CHECK(v.skipped.front().reason.find("not divisible") != std::string::npos);
+  // megatron-core-2024 declares no rule for uneven stages: the reason says what to state.
+  CHECK(v.skipped.front().reason.find("do not divide over pp·vp = 16") != std::string::npos);
+  CHECK(v.skipped.front().reason.find("pipeline_split") != std::string::npos);
+}
+
+TEST_CASE("framework rules for layers that do not divide over the pipeline chunks") {
+  using config::pipeline_split_layers;
+  SECTION("Megatron-Core embedding/loss accounting: first and last chunk one layer fewer") {
+    std::vector<int> want(16, 8);
+    want.front() = want.back() = 7;
+    CHECK(pipeline_split_layers("ends-one-fewer", 126, 16) == want);
+    const auto deep = pipeline_split_layers("ends-one-fewer", 126, 64);  // pp 8 x vp 8
+    REQUIRE(deep);
+    CHECK(deep->front() == 1);
+    CHECK(deep->back() == 1);
+    CHECK((*deep)[1] == 2);
+    CHECK(!pipeline_split_layers("ends-one-fewer", 125, 16));  // Megatron asserts (layers + 2) % chunks
+    const auto one = pipeline_split_layers("ends-one-fewer", 126, 128);  // pp 16 x vp 8: 128 = 126 + 2
+    REQUIRE(one);
+    CHECK(one->front() == 0);  // the embedding alone
+    CHECK(one->back() == 0);   // the loss alone
+    CHECK((*one)[64] == 1);
+  }
+  SECTION("torchtitan split points: remainder to the middle stages") {
+    CHECK(pipeline_split_layers("remainder-to-middle", 126, 8) == std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15});
+    CHECK(pipeline_split_layers("remainder-to-middle", 10, 4) == std::vector<int>{2, 3, 3, 2});
+    CHECK(pipeline_split_layers("remainder-to-middle", 11, 4) == std::vector<int>{2, 3, 3, 3});
+    CHECK(pipeline_split_layers("remainder-to-middle", 32, 8) == std::vector<int>(8, 4));
+    CHECK(!pipeline_split_layers("remainder-to-middle", 4, 8));
+  }
+  SECTION("even") {
+    CHECK(pipeline_split_layers("even", 32, 8) == std::vector<int>(8, 4));
+    CHECK(!pipeline_split_layers("even", 126, 16));
+  }
+}
+
+TEST_CASE("126 layers over 16 stages predict under a profile or a stated split rule") {
+  json r = base_record();
+  r["model"]["layers"] = 126;
+  r["parallelism"]["pp"] = 16;
+  r["parallelism"]["tp"] = 4;
+  r["hardware"]["count"] = 128;
+  r["parallelism"]["global_batch"] = 64;
+  SECTION("megatron-core-2025 profile: embedding/loss accounting, listed as an assumption") {
+    r["framework"]["date"] = "2025-06";
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["parallelism"]["pipeline_layers"].size() == 16);
+    CHECK(c.experiment["parallelism"]["pipeline_layers"][0] == 7);
+    CHECK(mentions(c.assumptions, "pipeline_layers = [7,8,"));
+    CHECK(predict(r) > 0);
+  }
+  SECTION("a stated rule wins and needs no profile default") {
+    r["parallelism"]["pipeline_split"] = "remainder-to-middle";
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["parallelism"]["pipeline_layers"][0] == 7);
+    CHECK(c.experiment["parallelism"]["pipeline_layers"][1] == 8);
+    CHECK(mentions(c.assumptions, "stated rule remainder-to-middle"));
+  }
+  SECTION("the lighter end stages are not the critical path: the split is faster than one more layer each") {
+    r["framework"]["date"] = "2025-06";
+    const double uneven = predict(r);
+    json heavier = r;
+    heavier["model"]["layers"] = 128;
+    CHECK(uneven > predict(heavier));  // tokens/s/GPU: fewer layers per step is faster
+  }
+  SECTION("a stated even split of 126 layers over 16 stages is a skip with the reason") {
+    r["parallelism"]["pipeline_split"] = "even";
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("cannot spread 126 layers") != std::string::npos);
+  }
+}
+
+TEST_CASE("a stated dp with tp unstated derives tp from the devices left, said as an assumption") {
+  json r = base_record();
+  r["framework"] = {{"name", "torchtitan"}, {"version", nullptr}, {"date", "2024-08"}};
+  r["parallelism"]["tp"] = nullptr;
+  r["parallelism"]["pp"] = nullptr;
+  r["parallelism"]["dp"] = 16;
+  r["parallelism"]["fsdp"] = true;
+  r["hardware"]["count"] = 128;
+  const auto c = only_case(read(r));
+  CHECK(c.experiment["parallelism"]["tp"] == 8);  // 128 / (pp 1 · cp 1 · dp 16)
+  CHECK(c.experiment["parallelism"]["dp"] == 16);
+  CHECK(mentions(c.assumptions, "tp = 8 (derived: devices 128 / (pp 1 · cp 1 · stated dp 16); pp 1 is the torchtitan default)"));
+  SECTION("a dp that leaves a fraction of a tensor group is still a skip") {
+    r["parallelism"]["dp"] = 48;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("stated dp 48") != std::string::npos);
+  }
 }
 
 TEST_CASE("throughput is compared like with like") {
