@@ -23,24 +23,39 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   const double q = static_cast<double>(m.heads) * m.head_dim();
   const double o = static_cast<double>(m.heads) * m.v_head_dim();
   const double k = kv_heads * m.head_dim(), v = kv_heads * m.v_head_dim();
-  double replicated = (4.0 * e + 2.0) * h / sp_div;
+  // DeepSeek-V3 §3.3.4: with an FP8 activation cache the inputs of FP8 linear layers are kept in FP8
+  // with one FP32 scale per 1 x 128 tile (1 + 4/128 bytes per element), the attention output (input of
+  // the output projection, also read by the attention backward) in E5M6 (12 bits), and the MoE SwiGLU
+  // keeps its FP8 input and recomputes its output. §3.2.3: RMSNorm outputs (the inputs of the attention
+  // and MLP projections) and MLA's up-projected queries, keys and values are recomputed, not stored.
+  const bool fp8 = s.fp8_activation_cache && s.precision == Precision::fp8;
+  const double e_lin = fp8 ? 1.0 + 4.0 / 128.0 : e;  // a cached linear-layer input
+  const double e_out = fp8 ? 1.5 : e;                // the attention output (E5M6)
+  const bool norms = s.recompute_norm_mla_up;
+  const bool mla_up = norms && m.mla.enabled();
+  // Norm inputs (the residual stream, 2e·h), the attention and MLP inputs (norm outputs, 2·e_lin·h) and
+  // two dropout masks (2h).
+  double replicated = (2.0 * e + 2.0 + (norms ? 0.0 : 2.0 * e_lin)) * h / sp_div;
   // MLA: the down-projected query and key/value latents (replicated on every TP rank).
-  if (m.mla.enabled()) replicated += e * (m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
-  double sharded = e * (q + o + k + v) / t;
+  if (m.mla.enabled()) replicated += e_lin * (m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+  double sharded = (e_out * o + (mla_up ? 0.0 : e * (q + k + v))) / t;
   const bool swiglu = m.mlp == MlpKind::swiglu;
   if (kind == LayerKind::moe && m.moe.enabled()) {
     const MoeSpec& x = m.moe;
     const double f = x.ffn_hidden, w_in = swiglu ? 2.0 * f : f;
     const double load = std::max(1.0, s.moe_load);
-    // Per token of the layer: T/t tokens routed by this rank, top_k copies, gathered over etp.
-    sharded += e * x.top_k * load * (s.etp * h + w_in + f) / t + (4.0 + 8.0) * x.top_k / t;
+    // Per token of the layer: T/t tokens routed by this rank, top_k copies, gathered over etp: the
+    // expert input, FC1 output (activation input) and activation output (FC2 input).
+    const double act = fp8 ? e_lin * w_in : e * (w_in + f);
+    sharded += x.top_k * load * (e_lin * s.etp * h + act) / t + (4.0 + 8.0) * x.top_k / t;
     if (x.shared_experts > 0) {
       const double fs = static_cast<double>(x.shared_experts) * x.shared_ffn_hidden;
-      sharded += e * ((swiglu ? 2.0 * fs : fs) + fs) / t;
+      const double ws = swiglu ? 2.0 * fs : fs;
+      sharded += (fp8 ? e_lin * ws : e * (ws + fs)) / t;
     }
   } else {
     const double w_in = swiglu ? 2.0 * m.ffn_hidden : m.ffn_hidden;
-    sharded += e * (w_in + m.ffn_hidden) / t;
+    sharded += (e * w_in + e_lin * m.ffn_hidden) / t;
   }
   double scores = 0.0;
   if (s.flash_attention) {
@@ -59,7 +74,7 @@ double stage_expert_parameters(const TransformerSpec& m, const MemoryInputs& in)
 double stage_parameters(const TransformerSpec& m, const MemoryInputs& in) {
   const ParameterCount pc = parameter_count(m);
   const int moe = in.moe_layers_on_stage;
-  double p = pc.per_layer * (in.layers_on_stage - moe) + pc.moe_layer_shared * moe;
+  double p = pc.per_layer * (in.layers_on_stage - moe) + pc.moe_layer_shared * moe + in.extra_parameters;
   if (in.first_stage) p += pc.embedding;
   if (in.last_stage) {
     p += pc.head;

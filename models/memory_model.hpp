@@ -31,6 +31,7 @@ struct MemoryInputs {
   bool last_stage = true;
   int pp = 1;
   int moe_layers_on_stage = 0;      // of layers_on_stage, how many are MoE layers
+  double extra_parameters = 0;      // TP-sharded parameters outside the layers (multi-token prediction)
   int dp = 1;                       // data-parallel degree (ZeRO sharding)
   int ep = 1;                       // expert-parallel degree (routed experts sharded by ep·etp)
   int etp = 1;                      // expert-tensor-parallel degree

@@ -90,10 +90,10 @@ KernelTime kernels_time(const DeviceSpec& d, const LayerKernels& ks) {
 }
 
 Seconds overlap_slowdown(const DeviceSpec& d, Seconds overlapped, double compute_bound_share,
-                         BytesPerSecond comm_bandwidth) {
+                         BytesPerSecond comm_bandwidth, double comm_sms) {
   if (d.sm_count <= 0 || overlapped.value() <= 0.0) return Seconds(0);
   const double c = std::clamp(compute_bound_share, 0.0, 1.0);
-  const double sm_share = std::min(1.0, kCollectiveSms / d.sm_count);
+  const double sm_share = std::min(1.0, (comm_sms > 0.0 ? comm_sms : kCollectiveSms) / d.sm_count);
   const double hbm = d.memory_bandwidth.value() * d.efficiency.memory_efficiency;
   const double hbm_share = hbm > 0.0 ? std::min(1.0, 2.0 * comm_bandwidth.value() / hbm) : 0.0;
   return overlapped * (c * sm_share + (1.0 - c) * hbm_share);

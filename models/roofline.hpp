@@ -57,9 +57,10 @@ KernelTime kernels_time(const DeviceSpec& d, const LayerKernels& ks);
 /// SMs. NCCL stages the data it moves through HBM, storing then reading it back, so a collective at B_comm
 /// takes at least 2·B_comm of HBM bandwidth (S. Jeaugey in github.com/NVIDIA/nccl/issues/1428, where kernels
 /// overlapping an A100 all-gather ran 1.8x longer): memory-bound kernels lose that share. 0 for
-/// devices without an SM count.
+/// devices without an SM count. `comm_sms` > 0 replaces the 16 SMs by the count a communication library
+/// is given (DeepSeek-V3 §3.2.2: its all-to-all kernels run on 20 of the H800's 132 SMs).
 Seconds overlap_slowdown(const DeviceSpec& d, Seconds overlapped, double compute_bound_share,
-                         BytesPerSecond comm_bandwidth);
+                         BytesPerSecond comm_bandwidth, double comm_sms = 0.0);
 
 /// Time of a purely bandwidth-bound pass over `bytes` of HBM traffic (optimizer step, copies).
 Seconds memory_pass_time(const DeviceSpec& d, Bytes bytes);

@@ -75,6 +75,10 @@ struct TransformerSpec {
   int head_dim_override = 0;      // `head_dim` when it is not hidden/heads (PaLM, Gemma); 0 = hidden/heads
   MlaSpec mla;                     // multi-head latent attention (off by default)
   MoeSpec moe;                     // mixture-of-experts layers (off by default)
+  // Multi-token prediction depth (DeepSeek-V3 §2.2): D sequential modules on the last pipeline stage, each
+  // a projection of [norm(h); norm(embedding)] (2h -> h), one transformer block of the model's last-layer
+  // kind, and the shared output head with its cross-entropy. 0 = none.
+  int mtp_depth = 0;
   double published_params = 0.0;   // parameter count stated by the source (0 = unknown), for checks
   std::vector<std::string> notes;  // how the description was obtained (assumptions, ignored inputs)
 

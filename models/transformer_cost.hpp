@@ -48,6 +48,11 @@ struct LayerShape {
   int ep = 1;
   int etp = 1;
   double moe_load = 1.0;
+  // Activation storage (memory only; the recomputation's time is charged by sim/graph): linear-layer
+  // inputs cached in FP8 (DeepSeek-V3 §3.3.4), RMSNorm outputs and MLA up-projections recomputed
+  // (DeepSeek-V3 §3.2.3).
+  bool fp8_activation_cache = false;
+  bool recompute_norm_mla_up = false;
 };
 
 /// Which kind of transformer layer: a dense MLP or a mixture-of-experts feed-forward.

@@ -369,7 +369,7 @@ void convert_moe(Converter& c, const Family& f) {
       if (auto v = c.positive(k, true)) mla[k] = *v;
     }
     c.set("mla", mla, "kv_lora_rank");
-    c.assume("the multi-token-prediction layers (num_nextn_predict_layers) are not modelled");
+    if (auto mtp = c.positive("num_nextn_predict_layers", false)) c.set("mtp_depth", *mtp, "num_nextn_predict_layers");
   }
   if (!moe.contains("moe_ffn_hidden") && moe.contains("num_experts")) {
     c.assume("moe_ffn_hidden = ffn_hidden (the config gives no expert size of its own)");

@@ -187,6 +187,12 @@ constexpr Field kModelFields[] = {
      .kind = FieldKind::boolean,
      .doc = "LM head shares the embedding",
      .fallback = "true"},
+    {.key = "mtp_depth",
+     .kind = FieldKind::integer,
+     .doc = "multi-token-prediction modules on the last pipeline stage (DeepSeek-V3: 1; docs/moe.md); not "
+            "in `params` or model FLOPs",
+     .fallback = "0",
+     .ints = {.min = 0, .max = 16}},
     {.key = "params", .kind = FieldKind::quantity, .doc = "published parameter count, for checks (\"175B\")"},
     {.key = "hf_config",
      .kind = FieldKind::string,
@@ -228,6 +234,7 @@ TransformerSpec read_model(ObjectReader& r) {
   m.position = r.enumeration("position", position_names());
   m.linear_bias = r.boolean("linear_bias");
   m.tied_embeddings = r.boolean("tied_embeddings");
+  m.mtp_depth = r.integer("mtp_depth");
   m.published_params = r.get_quantity("params").value_or(0.0);
   r.accept("hf_config");  // converted and spliced in by the resolver (hf_model_splice.hpp)
   if (const nlohmann::json* notes = r.find("model_notes")) {

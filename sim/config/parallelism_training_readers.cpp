@@ -51,6 +51,12 @@ constexpr Field kParallelismFields[] = {
             "Megatron-Core EP overlap; docs/moe.md)",
      .fallback = "derived: \"compute\" with schedule dualpipe, else \"none\"",
      .choices = kMoeOverlapChoices},
+    {.key = "ep_comm_sms",
+     .kind = FieldKind::integer,
+     .doc = "SMs the MoE all-to-all kernels occupy while they run under compute (DeepSeek-V3: 20 of 132); "
+            "compute-bound kernels under them lose that share (docs/moe.md)",
+     .fallback = "derived: 16, the generic collective figure (docs/model.md)",
+     .ints = {.min = 1, .max = 100000}},
     {.key = "vp",
      .kind = FieldKind::integer,
      .doc = "model chunks per pipeline rank (interleaved schedule); 1 with dualpipe, which holds its two "
@@ -142,6 +148,16 @@ constexpr Field kTrainingFields[] = {
      .kind = FieldKind::boolean,
      .doc = "attention kernels in FP8 too (needs precision fp8; otherwise FP8 runs keep BF16 attention)",
      .fallback = "false"},
+    {.key = "fp8_activation_cache",
+     .kind = FieldKind::boolean,
+     .doc = "cache linear-layer inputs for the backward in FP8 (attention output in E5M6; the MoE SwiGLU "
+            "recomputed from its FP8 input); needs precision fp8 (DeepSeek-V3 S3.3.4; docs/moe.md)",
+     .fallback = "false"},
+    {.key = "recompute_norm_mla_up",
+     .kind = FieldKind::boolean,
+     .doc = "recompute the norms' outputs and MLA's up-projections in the backward instead of storing them "
+            "(DeepSeek-V3 S3.2.3; docs/moe.md)",
+     .fallback = "false"},
 };
 
 }  // namespace
@@ -159,6 +175,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   p.ep = r.integer("ep");
   p.etp = r.integer("etp");
   p.vp = r.integer("vp");
+  p.ep_comm_sms = static_cast<int>(r.get_integer("ep_comm_sms").value_or(0));
   if (const nlohmann::json* layers = r.find("pipeline_layers")) {
     if (!layers->is_array() || layers->empty()) {
       r.error("pipeline_layers", fmt::format("expected a non-empty array of layer counts, got {}", describe(*layers)));
@@ -209,6 +226,11 @@ TrainingSpec read_training(ObjectReader& r) {
   t.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
   t.flash_attention = r.boolean("flash_attention");
   t.fp8_attention = r.boolean("fp8_attention");
+  t.fp8_activation_cache = r.boolean("fp8_activation_cache");
+  t.recompute_norm_mla_up = r.boolean("recompute_norm_mla_up");
+  if (t.fp8_activation_cache && t.precision != Precision::fp8) {
+    r.error("fp8_activation_cache", "needs \"precision\": \"fp8\" (the FP8 cache holds FP8 GEMM inputs)");
+  }
   if (t.fp8_attention && t.precision != Precision::fp8) {
     r.error("fp8_attention", "needs \"precision\": \"fp8\" (FP8 attention is part of FP8 training)");
   }

@@ -147,6 +147,7 @@ nlohmann::json model_to_json(const TransformerSpec& m) {
                       {"position", name_of(position_names(), m.position)},
                       {"linear_bias", m.linear_bias},
                       {"tied_embeddings", m.tied_embeddings}};
+  if (m.mtp_depth > 0) j["mtp_depth"] = m.mtp_depth;
   if (m.published_params >= 1e9) {
     j["params"] = fmt::format("{:.{}g}B", m.published_params / 1e9, kDigits);
   } else if (m.published_params > 0) {
@@ -238,6 +239,9 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                                                                                    : "none";
   }
   if (!p.pipeline_layers.empty()) j["parallelism"]["pipeline_layers"] = p.pipeline_layers;
+  if (p.ep_comm_sms > 0) j["parallelism"]["ep_comm_sms"] = p.ep_comm_sms;
+  if (t.fp8_activation_cache) j["training"]["fp8_activation_cache"] = true;
+  if (t.recompute_norm_mla_up) j["training"]["recompute_norm_mla_up"] = true;
   if (!s.stragglers.empty()) j["stragglers"] = stragglers_to_json(s.stragglers);
   if (s.flow.leaf_nodes != FlowSettings{}.leaf_nodes || !s.flow.symmetry_reduction) {
     j["flow"] = {{"leaf_nodes", s.flow.leaf_nodes}, {"symmetry_reduction", s.flow.symmetry_reduction}};

@@ -94,6 +94,8 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.shape.ep = par.ep;
   in.shape.etp = par.etp;
   in.shape.moe_load = moe_rank_load(s.model.moe, par.ep);
+  in.shape.fp8_activation_cache = tr.fp8_activation_cache;
+  in.shape.recompute_norm_mla_up = tr.recompute_norm_mla_up;
   // Layers of all the stage's chunks: with dualpipe two model stages (its two copies of the model).
   in.chunks = spec.chunks;
   in.layers_on_stage = 0;
@@ -113,6 +115,15 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   for (int c = 0; c < spec.chunks; ++c) {
     in.first_stage = in.first_stage || virtual_stage(spec, stage, c) == 0;
     in.last_stage = in.last_stage || virtual_stage(spec, stage, c) == virtual_stage_count(spec) - 1;
+  }
+  if (in.last_stage && s.model.mtp_depth > 0) {
+    // Multi-token-prediction modules on the last model stage: a block of the last layer's kind each,
+    // plus the 2h x h projection and two norms (graph_builder.cpp counts the same parameters).
+    const int d = s.model.mtp_depth;
+    in.layers_on_stage += d;
+    if (s.model.moe.is_moe_layer(s.model.layers - 1)) in.moe_layers_on_stage += d;
+    const double h = s.model.hidden;
+    in.extra_parameters = d * (2.0 * h * h + 2.0 * h);
   }
   in.pp = par.pp;
   in.dp = par.dp * par.cp;

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <stdexcept>
+#include <cstdlib>
 
 #include "models/memory_model.hpp"
 #include "models/roofline.hpp"
@@ -82,7 +83,17 @@ ChunkParameters chunk_parameters(const Scenario& s, const ChunkRole& role) {
   double p = pc.per_layer * (role.layers - role.moe_layers) + pc.moe_layer_shared * role.moe_layers;
   if (role.has_embedding) p += pc.embedding;
   if (role.has_head) p += pc.head;
-  return {p / par.tp, pc.moe_layer_experts * role.moe_layers / (par.ep * par.etp)};
+  double experts = pc.moe_layer_experts * role.moe_layers;
+  if (role.mtp_modules > 0) {
+    // Each multi-token-prediction module: a block of the last layer's kind, the 2h x h projection and
+    // two RMSNorms (the embedding and head are shared with the main model).
+    const TransformerSpec& m = s.model;
+    const bool moe = m.moe.is_moe_layer(m.layers - 1);
+    const double h = m.hidden;
+    p += role.mtp_modules * ((moe ? pc.moe_layer_shared : pc.per_layer) + 2.0 * h * h + 2.0 * h);
+    if (moe) experts += role.mtp_modules * pc.moe_layer_experts;
+  }
+  return {p / par.tp, experts / (par.ep * par.etp)};
 }
 
 // Gradient of one chunk for compression: its parameters, and for PowerSGD its weight matrices.
@@ -133,8 +144,9 @@ StepGraph build_step_graph(const Scenario& s) {
     for (int c = 0; c < v; ++c) {
       const int k = virtual_stage(g.schedule, st, c);
       const LayerRange lr = virtual_stage_layers(par, s.model.layers, k);
-      ChunkRole role{lr.count, s.model.moe_layers_in(lr.first, lr.first + lr.count), k == 0,
-                     k == virtual_stage_count(g.schedule) - 1};
+      const bool last = k == virtual_stage_count(g.schedule) - 1;
+      ChunkRole role{lr.count, s.model.moe_layers_in(lr.first, lr.first + lr.count), k == 0, last,
+                     last ? s.model.mtp_depth : 0};
       roles[static_cast<std::size_t>(st * v + c)] = role;
       const ChunkCosts cc = model.chunk_costs(role);
       cost_base[static_cast<std::size_t>(st * v + c)] = static_cast<int>(g.costs.size());
@@ -226,6 +238,23 @@ StepGraph build_step_graph(const Scenario& s) {
             .size = 2, .stride = stage_ranks * (p - 1), .first = 0, .count = stage_ranks, .group_stride = 1};
         const double emb = static_cast<double>(s.model.vocab) * s.model.hidden / par.tp;
         t += topo.time(CollectiveOp::all_reduce, Bytes(emb * grad_elem), pairs);
+      }
+      if (g.schedule.kind == ScheduleKind::dualpipe && p > 1) {
+        // DualPipe keeps two copies of every model stage: chunk 0 of rank st and chunk 1 of rank
+        // p-1-st hold the same layers, and their gradients are summed (deepseek-ai/DualPipe,
+        // examples/example_dualpipe.py: p0.grad += p1all[pp_size - 1 - rank]). Two-level: after the
+        // data-parallel reduce-scatter above each rank all-reduces its shard (1/dp·cp of the dense
+        // part, 1/edp of the experts; the whole gradient without data parallelism) with its peer in the
+        // mirrored stage, all pairs at once; both copies then update the same shard and gather it.
+        const int stage_ranks = par.tp * par.cp * par.dp;
+        const int peer = p - 1 - st;
+        const ConcurrentGroups pairs{.size = 2,
+                                     .stride = std::abs(peer - st) * stage_ranks,
+                                     .first = std::min(st, peer) * stage_ranks,
+                                     .count = stage_ranks,
+                                     .group_stride = 1};
+        const double shard = held.dense / dpg + held.experts / edp;
+        t += topo.time(CollectiveOp::all_reduce, Bytes(shard * grad_elem), pairs);
       }
       if (t.value() <= 0.0) continue;
       // The chunk's gradients are final after its last backward (or W) op in the stage order.

@@ -68,10 +68,12 @@ Seconds exposed(Seconds comm, Seconds window, bool overlap) {
 
 // Hides `comm` under the op's kernels (`window` of them, default all): the exposed rest goes to `slot`,
 // and the kernels it overlaps slow down (roofline.hpp overlap_slowdown), which `compute` pays.
-void hide(OpCost& c, Seconds& slot, Seconds comm, Seconds window, const DeviceSpec& dev, BytesPerSecond bw) {
+// `sms` > 0: the SMs the communication kernels occupy (else the generic collective figure).
+void hide(OpCost& c, Seconds& slot, Seconds comm, Seconds window, const DeviceSpec& dev, BytesPerSecond bw,
+          double sms = 0.0) {
   slot = exposed(comm, window, true);
   const double share = c.compute.value() > 0 ? c.compute_bound.value() / c.compute.value() : 0.0;
-  const Seconds slow = overlap_slowdown(dev, min(comm, window), share, bw);
+  const Seconds slow = overlap_slowdown(dev, min(comm, window), share, bw, sms);
   c.compute += slow;
   c.overlap_slowdown += slow;
 }
@@ -109,6 +111,8 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.ep = par.ep;
   shape_.etp = par.etp;
   shape_.moe_load = moe_rank_load(m.moe, par.ep);
+  shape_.fp8_activation_cache = tr.fp8_activation_cache;
+  shape_.recompute_norm_mla_up = tr.recompute_norm_mla_up;
   topo_ = TopologyCollectives::of(s.cluster);
   const TopologyCollectives& topo = *topo_;
   // Megatron rank order: tp fastest, then cp, then dp, then pp. Every group of a kind runs at once:
@@ -248,6 +252,49 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     }
   }
 
+  // --- multi-token prediction (DeepSeek-V3 §2.2, depth D): each module embeds the next token with the
+  // shared embedding, normalises both inputs (two RMSNorms), projects [h; emb] (2h -> h, a linear layer
+  // at the training precision), runs one transformer block of the model's last-layer kind and the shared
+  // output head with its cross-entropy. DeepSeek places the embedding and the head on the same pipeline
+  // rank (§3.2.3), so the module runs on the last virtual stage. Its FLOPs are executed (hardware) FLOPs,
+  // not model FLOPs: the 280 GFLOP/token of DeepSeek's own MFU count (docs/moe.md) excludes it.
+  if (m.mtp_depth > 0) {
+    const double h = m.hidden / static_cast<double>(par.tp);
+    const Bytes norms(2.0 * 2.0 * tokens * m.hidden * e);  // two RMSNorms, read + write each
+    const auto linear = [&](std::string_view name, double rows, double n_out, double k_in) {
+      LayerKernels ks;
+      if (prec == Precision::fp8) ks.add(fp8_cast_kernel(rows, n_out, k_in, shape_.microbatches));
+      ks.add(gemm_kernel(name, rows, n_out, k_in, prec, e));
+      OpCost c = from_kernels(dev, ks);
+      c.hardware_flops = c.model_flops;
+      c.model_flops = Flops(0);
+      return c;
+    };
+    const LayerCosts& block = m.moe.is_moe_layer(m.layers - 1) ? moe_ : dense_;
+    const auto strip = [](OpCost c) {  // executed, not model, FLOPs
+      c.model_flops = Flops(0);
+      return c;
+    };
+    OpCost f = linear("mtp_proj", tokens, h, 2.0 * m.hidden);
+    f.compute += memory_pass_time(dev, norms);
+    f += strip(block.fwd);
+    f += strip(embed_fwd_);
+    f += strip(head_fwd_);
+    OpCost bi = linear("mtp_proj_dgrad", tokens, 2.0 * m.hidden, h);
+    bi.compute += memory_pass_time(dev, Bytes(2.0 * norms.value()));
+    bi += strip(block.bwd_input);
+    bi += strip(head_bwd_input_);
+    OpCost bw = linear("mtp_proj_wgrad", 2.0 * m.hidden, h, tokens);
+    bw += strip(block.bwd_weight);
+    bw += strip(embed_bwd_);
+    bw += strip(head_bwd_weight_);
+    mtp_.fwd = f;
+    mtp_.bwd_input = bi;
+    mtp_.bwd_weight = bw;
+    mtp_.bwd = bi;
+    mtp_.bwd += bw;
+  }
+
   // --- pipeline point-to-point: each TP rank sends its 1/t slice (scatter/gather optimisation,
   // Narayanan et al. SC'21 §4.1); without sequence parallelism the receiver all-gathers it over NVLink.
   if (par.pp > 1) {
@@ -295,7 +342,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
   }
   hide(c.fwd, c.fwd.cp_comm, cp_layer_, attention_fwd, dev, cp_bw_);
   if (ep_pass.value() > 0) {
-    hide(c.fwd, c.fwd.ep_comm, ep_pass, ep_window(fwd, kernels_fwd), dev, ep_bw_);
+    hide(c.fwd, c.fwd.ep_comm, ep_pass, ep_window(fwd, kernels_fwd), dev, ep_bw_, par.ep_comm_sms);
     c.fwd.ep_passes = 1.0;
   }
   const OpCost fwd_no_fsdp = c.fwd;
@@ -316,6 +363,22 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
     recompute.hardware_flops = recompute.model_flops;
     recompute.model_flops = Flops(0);
   }
+  // DeepSeek-V3's memory savers re-run cheap forward kernels before the backward (§3.2.3: the RMSNorms
+  // and MLA up-projections, whose outputs are not stored; §3.3.4: the MoE SwiGLU, whose FP8-cached input
+  // is kept instead of its output). Full recomputation already re-runs them.
+  if (tr.recompute != Recompute::full && (tr.recompute_norm_mla_up || tr.fp8_activation_cache)) {
+    LayerKernels again;
+    for (const Kernel& k : fwd) {
+      const bool norm_mla = k.name == "layernorm" || k.name == "q_norm" || k.name == "kv_norm" ||
+                            ((k.name == "q_up" || k.name == "kv_up") && !k.fp8_cast);
+      const bool swiglu = moe && (k.name == "expert_swiglu" || k.name == "swiglu");
+      if ((tr.recompute_norm_mla_up && norm_mla) || (tr.fp8_activation_cache && swiglu)) again.add(k);
+    }
+    OpCost extra = from_kernels(dev, again);
+    extra.hardware_flops = extra.model_flops;
+    extra.model_flops = Flops(0);
+    recompute += extra;
+  }
   recompute.recompute = recompute.compute;
 
   const auto backward_part = [&](bool input, bool weight) {
@@ -330,7 +393,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
       }
       hide(b, b.cp_comm, 2.0 * cp_layer_, Seconds(2.5 * attention_fwd.value()), dev, cp_bw_);
       if (ep_pass.value() > 0) {
-        hide(b, b.ep_comm, ep_pass, ep_window(ks, kernels), dev, ep_bw_);
+        hide(b, b.ep_comm, ep_pass, ep_window(ks, kernels), dev, ep_bw_, par.ep_comm_sms);
         b.ep_passes = 1.0;
       }
       b += recompute;
@@ -379,6 +442,13 @@ ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
     c.backward += head_bwd_weight_;
     c.backward_input += head_bwd_input_;
     c.backward_weight += head_bwd_weight_;
+  }
+  if (role.mtp_modules > 0) {
+    const double d = role.mtp_modules;
+    c.forward += mtp_.fwd * d;
+    c.backward += mtp_.bwd * d;
+    c.backward_input += mtp_.bwd_input * d;
+    c.backward_weight += mtp_.bwd_weight * d;
   }
   // Fixed cost of every pipeline op (host dispatch, stream synchronisation around its send/receive).
   const Seconds op = s_.cluster.node.device.efficiency.op_overhead;

@@ -36,6 +36,7 @@ struct ChunkRole {
   int moe_layers = 0;          // of `layers`, how many are mixture-of-experts layers
   bool has_embedding = false;  // first virtual stage
   bool has_head = false;       // last virtual stage
+  int mtp_modules = 0;         // multi-token-prediction modules (model.mtp_depth) on the last virtual stage
 };
 
 /// Costs of the op kinds of one chunk.
@@ -87,6 +88,7 @@ class OpCostModel {
   BytesPerSecond tp_bw_{0}, cp_bw_{0}, ep_bw_{0};
   LayerCosts dense_, moe_;
   OpCost embed_fwd_, embed_bwd_, head_fwd_, head_bwd_input_, head_bwd_weight_;
+  LayerCosts mtp_;  // one multi-token-prediction module (its block, projection, embedding and head)
   Seconds p2p_{0};
   BytesPerSecond dp_bandwidth_{0};
   std::shared_ptr<const TopologyCollectives> topo_;

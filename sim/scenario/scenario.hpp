@@ -33,6 +33,9 @@ struct ParallelismSpec {
   // laid out etp fastest, then ep, then expert-data-parallel; ep·etp divides tp·cp·dp.
   int ep = 1, etp = 1;
   MoeOverlap moe_overlap = MoeOverlap::none;
+  // SMs the MoE dispatch/combine kernels occupy while they run under compute (0 = the generic collective
+  // figure of models/roofline.hpp, 16 as NCCL). DeepSeek-V3 §3.2.2: 20 of the H800's 132 SMs.
+  int ep_comm_sms = 0;
   int vp = 1;                                  // interleaved chunks per pipeline rank (>1 only interleaved)
   bool sequence_parallel = false;              // Korthikanti 2022 sequence parallelism (needs tp > 1)
   int zero_stage = 0;                          // 0..3; FSDP is zero_stage 3
@@ -59,6 +62,12 @@ struct TrainingSpec {
   bool overlap_grad_reduce = true;              // DP gradient buckets overlap the backward pass
   bool flash_attention = true;                  // fused attention (no s^2 activations in HBM)
   bool fp8_attention = false;                   // with fp8 precision: attention in FP8 too (else BF16)
+  // DeepSeek-V3 §3.3.4: the inputs of FP8 linear layers are cached for the backward in FP8 (1 byte per
+  // element + a 4-byte scale per 128), and the MoE SwiGLU input likewise with its output recomputed.
+  bool fp8_activation_cache = false;
+  // DeepSeek-V3 §3.2.3: RMSNorm outputs and MLA up-projections are recomputed in the backward instead
+  // of stored.
+  bool recompute_norm_mla_up = false;
 
   [[nodiscard]] int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
   GradientCompression compression;              // DP gradient compression (`compression` section)

@@ -5,13 +5,17 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "models/memory_model.hpp"
 #include "models/moe_load.hpp"
 #include "models/roofline.hpp"
 #include "sim/collectives/topology_collectives.hpp"
 #include "sim/config/catalog_entries.hpp"
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/config/experiment_loader.hpp"
 #include "sim/graph/op_cost.hpp"
+#include "sim/graph/step_graph.hpp"
 #include "tests/engine/fixtures.hpp"
 
 using namespace clustersim;
@@ -237,4 +241,134 @@ TEST_CASE("all-to-all bus bandwidth on one DGX H100 matches nccl-tests' alltoall
                        .value();
   const double busbw = s / t * bus_bandwidth_factor(CollectiveOp::all_to_all, 8);
   CHECK(busbw / 1e9 == Approx(370).epsilon(0.02));
+}
+
+// ---- DeepSeek-V3's training terms (arXiv 2412.19437 S2.2, S3.2, S3.3; docs/moe.md "DeepSeek-V3 terms")
+
+namespace {
+
+Scenario deepseek_scenario() {
+  const std::filesystem::path root = CLUSTERSIM_SOURCE_DIR;
+  const config::CatalogPaths paths{{root / "configs"}};
+  return config::load_scenario(paths, (root / "configs/experiments/deepseek-v3-h800-2048.json").string());
+}
+
+}  // namespace
+
+TEST_CASE("recomputed norms and MLA up-projections drop their stored outputs (DeepSeek-V3 S3.2.3)") {
+  const TransformerSpec m = model("deepseek-v3-671b");
+  LayerShape s;
+  s.seq_len = 4096;
+  s.ep = 64;
+  const double kept = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
+  s.recompute_norm_mla_up = true;
+  const double dropped = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
+  // Per token: the two norm outputs (2 x 2 B x 7168) and the up-projected Q, K (128 x 192 each) and
+  // V (128 x 128) in BF16.
+  const double per_token = 2.0 * 2.0 * 7168 + 2.0 * (128.0 * 192 + 128.0 * 192 + 128.0 * 128);
+  CHECK(kept - dropped == Approx(4096 * per_token));
+}
+
+TEST_CASE("the FP8 activation cache stores linear inputs at 1 + 4/128 bytes and the SwiGLU input only") {
+  const TransformerSpec m = model("deepseek-v3-671b");
+  LayerShape s;
+  s.seq_len = 4096;
+  s.ep = 64;
+  s.precision = Precision::fp8;
+  const double bf16 = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
+  s.fp8_activation_cache = true;
+  const double fp8 = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
+  const double q8 = 1.0 + 4.0 / 128.0, h = 7168, f = 2048;
+  // Norm outputs (2h), latents (1536 + 512 + 64), attention output (128 x 128, E5M6 = 1.5 B), routed
+  // experts' input and SwiGLU input for 8 copies with the SwiGLU output not kept, the shared expert's too.
+  const double saved = 2 * h * (2 - q8) + (1536 + 512 + 64) * (2 - q8) + 128.0 * 128 * (2 - 1.5) +
+                       8 * (h * (2 - q8) + 2 * f * (2 - q8) + 2 * f) + (2 * f * (2 - q8) + 2 * f);
+  CHECK(bf16 - fp8 == Approx(4096 * saved));
+  // The cache needs FP8 GEMMs: a BF16 run keeps BF16 activations.
+  s.precision = Precision::bf16;
+  CHECK(layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value() == Approx(bf16));
+}
+
+TEST_CASE("the all-to-all's own SMs: compute-bound kernels under it lose comm_sms / SMs of their time") {
+  const DeviceSpec d = config::load_device(catalog(), "h800-sxm-80gb");
+  // DeepSeek-V3 S3.2.2: 20 of the H800's 132 SMs run the dispatch/combine kernels.
+  CHECK(overlap_slowdown(d, Seconds(1.0), 1.0, BytesPerSecond(50e9), 20).value() == Approx(20.0 / 132));
+  CHECK(overlap_slowdown(d, Seconds(1.0), 1.0, BytesPerSecond(50e9)).value() == Approx(16.0 / 132));
+}
+
+TEST_CASE("the multi-token-prediction module runs on the last stage: a block, its projection and the head") {
+  Scenario s = deepseek_scenario();
+  REQUIRE(s.model.mtp_depth == 1);
+  const OpCostModel with(s);
+  ChunkRole last{1, 1, false, true, 1};
+  ChunkRole plain = last;
+  plain.mtp_modules = 0;
+  const ChunkCosts a = with.chunk_costs(last), b = with.chunk_costs(plain);
+  ChunkRole block{1, 1, false, false, 0};
+  ChunkRole head{0, 0, false, true, 0};
+  const ChunkCosts one = with.chunk_costs(block), h = with.chunk_costs(head);
+  const Seconds op = s.cluster.node.device.efficiency.op_overhead;
+  // Forward: more than one MoE block and one head pass (plus the projection and norms), model FLOPs
+  // unchanged (DeepSeek's 280 GFLOP/token count has no MTP).
+  const Seconds extra = a.forward.compute - b.forward.compute;
+  CHECK(extra > (one.forward.compute - op) + (h.forward.compute - op));
+  CHECK(extra < (one.forward.compute - op) + (h.forward.compute - op) + Seconds(0.002));
+  CHECK(a.forward.model_flops == b.forward.model_flops);
+  CHECK(a.forward.hardware_flops > b.forward.hardware_flops);
+  // Other stages are untouched.
+  ChunkRole middle{4, 4, false, false, 0};
+  s.model.mtp_depth = 0;
+  const OpCostModel without(s);
+  CHECK(without.chunk_costs(middle).forward.compute == with.chunk_costs(middle).forward.compute);
+}
+
+TEST_CASE("recomputing norms, MLA up-projections and the MoE SwiGLU is charged before the backward") {
+  Scenario s = deepseek_scenario();
+  REQUIRE(s.training.recompute_norm_mla_up);
+  REQUIRE(s.training.fp8_activation_cache);
+  const ChunkRole moe_layer{1, 1, false, false, 0};
+  const ChunkCosts on = OpCostModel(s).chunk_costs(moe_layer);
+  s.training.recompute_norm_mla_up = false;
+  s.training.fp8_activation_cache = false;
+  const ChunkCosts off = OpCostModel(s).chunk_costs(moe_layer);
+  CHECK(off.backward_input.recompute.value() == 0.0);
+  // The re-run kernels: two RMSNorms, q/kv norms, q_up and kv_up GEMMs, the routed and shared SwiGLU.
+  const LayerKernels fwd = layer_forward_kernels(s.model, OpCostModel(s).shape(), LayerKind::moe);
+  LayerKernels again;
+  for (const Kernel& k : fwd) {
+    if (k.name == "layernorm" || k.name == "q_norm" || k.name == "kv_norm" || k.name == "q_up" ||
+        k.name == "kv_up" || k.name == "expert_swiglu" || k.name == "swiglu")
+      again.add(k);
+  }
+  CHECK(again.count == 8);
+  const Seconds expected = kernels_time(s.cluster.node.device, again).total;
+  CHECK(on.backward_input.recompute.value() == Approx(expected.value()));
+  CHECK(on.backward_input.model_flops == off.backward_input.model_flops);
+  // A few per cent of the layer's forward + backward.
+  const double share = expected.value() / (off.forward.compute + off.backward.compute).value();
+  CHECK(share > 0.005);
+  CHECK(share < 0.06);
+}
+
+TEST_CASE("DualPipe all-reduces the gradient shards of each stage's two copies (rank s with rank p-1-s)") {
+  Scenario s = deepseek_scenario();
+  const StepGraph g = build_step_graph(s);
+  const OpCostModel model(s);
+  const int p = s.parallelism.pp, stage_ranks = s.parallelism.dp;
+  int syncs = 0;
+  for (const StepNode& n : g.nodes) {
+    if (n.kind != NodeKind::dp_sync || n.stage != 1) continue;
+    ++syncs;
+    // Stage 1 holds model stages 1 (chunk 0) and 14 (chunk 1): 4 MoE layers each; its peer is rank 14.
+    const ParameterCount pc = parameter_count(s.model);
+    const double dense = 4 * pc.moe_layer_shared, experts = 4 * pc.moe_layer_experts / 64;
+    const ConcurrentGroups pairs{
+        .size = 2, .stride = (p - 3) * stage_ranks, .first = stage_ranks, .count = stage_ranks, .group_stride = 1};
+    const Seconds expected = model.dp_collective_time(CollectiveOp::reduce_scatter, Bytes(dense * 4)) +
+                             model.expert_dp_collective_time(CollectiveOp::reduce_scatter, Bytes(experts * 4)) +
+                             model.topology().time(CollectiveOp::all_reduce,
+                                                   Bytes((dense / stage_ranks + experts / 2) * 4), pairs);
+    CHECK(n.duration.value() == Approx(expected.value()));
+  }
+  CHECK(syncs == 2);
 }

@@ -43,10 +43,7 @@ TEST_CASE("every bundled experiment predicts a feasible step with finite figures
     CHECK(p.step.step_time.value() > 0);
     CHECK(p.step.mfu > 0.05);
     CHECK(p.step.mfu < 0.80);
-    // DeepSeek-V3 fits its 80 GB through memory savings the model does not represent (FP8 caching of the
-    // MoE activations, recomputed norms and MLA up-projections: docs/moe.md), so it is predicted not to.
-    const bool known_overcommitted = file.filename() == "deepseek-v3-h800-2048.json";
-    CHECK((p.step.fits || known_overcommitted));
+    CHECK(p.step.fits);
     CHECK(p.step.bubble_fraction >= 0);
     CHECK(p.step.bubble_fraction < 1);
     CHECK(prediction_json(s, p).dump() == prediction_json(s, predict(s)).dump());
