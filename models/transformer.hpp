@@ -73,6 +73,10 @@ struct TransformerSpec {
   bool linear_bias = true;         // biases on QKV/proj/MLP linears (GPT: yes, Llama: no)
   bool tied_embeddings = true;     // LM head shares the input embedding matrix
   int head_dim_override = 0;      // `head_dim` when it is not hidden/heads (PaLM, Gemma); 0 = hidden/heads
+  /// Parallel attention+MLP block (GPT-J, GPT-NeoX `use_parallel_residual`, PaLM §2): both branches read
+  /// the same normed input and their outputs are summed into the residual, x + attn(ln(x)) + mlp(ln(x)),
+  /// so a tensor-parallel layer reduces once per pass instead of twice (docs/model.md).
+  bool parallel_block = false;
   MlaSpec mla;                     // multi-head latent attention (off by default)
   MoeSpec moe;                     // mixture-of-experts layers (off by default)
   // Multi-token prediction depth (DeepSeek-V3 §2.2): D sequential modules on the last pipeline stage, each

@@ -226,17 +226,43 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
   LayerKernels k;
   const double norm_bytes = d.norm_tokens * d.h * 2.0 * d.e;
   const double dropout_add_bytes = d.norm_tokens * d.h * (3.0 * d.e + 1.0);
+  const auto add_ffn = [&] {
+    if (kind == LayerKind::moe && m.moe.enabled()) {
+      add_moe(k, m, s, d);
+    } else {
+      add_mlp(k, m, d, d.fl, "fc1", "fc2");
+    }
+  };
+  if (m.parallel_block) {
+    // x + attn(ln(x)) + mlp(ln(x)): one norm pass over x feeds both branches (PaLM §2; GPT-J), and one
+    // fused kernel adds both branch outputs with their dropouts to the residual: reads x and the two
+    // outputs, writes x (4e), plus two 1-byte dropout masks.
+    k.add(elementwise("layernorm", norm_bytes));
+    add_attention(k, m, s, d);
+    add_ffn();
+    k.add(elementwise("dropout_add", d.norm_tokens * d.h * (4.0 * d.e + 2.0)));
+    return k;
+  }
   k.add(elementwise("layernorm", norm_bytes));
   add_attention(k, m, s, d);
   k.add(elementwise("dropout_add", dropout_add_bytes));
   k.add(elementwise("layernorm", norm_bytes));
-  if (kind == LayerKind::moe && m.moe.enabled()) {
-    add_moe(k, m, s, d);
-  } else {
-    add_mlp(k, m, d, d.fl, "fc1", "fc2");
-  }
+  add_ffn();
   k.add(elementwise("dropout_add", dropout_add_bytes));
   return k;
+}
+
+TpCollectives layer_tp_collectives(const TransformerSpec& m, const LayerShape& s) {
+  TpCollectives c;
+  if (s.tp <= 1) return c;
+  const int reductions = m.parallel_block ? 1 : 2;  // after attention and after the MLP, or once after both
+  if (s.sequence_parallel) {
+    c.all_gather = reductions;
+    c.reduce_scatter = reductions;
+  } else {
+    c.all_reduce = reductions;
+  }
+  return c;
 }
 
 namespace {

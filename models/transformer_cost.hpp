@@ -107,6 +107,21 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
 LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
                                     bool weight_grad, LayerKind kind = LayerKind::dense);
 
+/// Tensor-parallel collectives of one layer pass on one TP rank (Megatron column/row splits, Shoeybi et al.
+/// 2019 §3; Korthikanti et al. 2022 §4.2.2 for sequence parallelism). The backward pass issues the same
+/// collectives on the gradients. A sequential block reduces after attention and again after the MLP: two
+/// all-reduces, or with sequence parallelism two all-gathers (before each column-parallel GEMM) and two
+/// reduce-scatters. A parallel block (`TransformerSpec::parallel_block`) sums the two row-parallel
+/// outputs before one reduction and gathers the shared normed input once: one of each.
+struct TpCollectives {
+  int all_reduce = 0;
+  int all_gather = 0;
+  int reduce_scatter = 0;
+  [[nodiscard]] int total() const { return all_reduce + all_gather + reduce_scatter; }
+};
+/// None when tp = 1.
+TpCollectives layer_tp_collectives(const TransformerSpec& m, const LayerShape& s);
+
 /// Embedding lookup (first stage) and LM head + cross-entropy (last stage), forward, on one TP rank.
 LayerKernels embedding_forward_kernels(const TransformerSpec& m, const LayerShape& s);
 LayerKernels head_forward_kernels(const TransformerSpec& m, const LayerShape& s);

@@ -305,12 +305,15 @@ void convert_family(Converter& c, const Family& f) {
                            f.tied_default ? "tied" : "untied"));
     }
   }
-  const bool parallel =
-      f.parallel_block || (f.model_type == "gpt_neox" && c.flag("use_parallel_residual").value_or(true));
-  if (parallel) {
-    c.assume(
-        "attention and MLP run in parallel from the same input (parallel residual): the same FLOPs and "
-        "memory as the sequential block in this model, which does not overlap them");
+  if (f.model_type == "gpt_neox") {
+    // Transformers' GPTNeoXConfig defaults use_parallel_residual to true (GPT-NeoX-20B, Pythia).
+    const std::optional<bool> stated = c.flag("use_parallel_residual");
+    c.set("parallel_block", stated.value_or(true), stated ? "use_parallel_residual" : "");
+    if (!stated && !c.given("parallel_block")) {
+      c.assume("use_parallel_residual absent: Transformers' default for gpt_neox (parallel attention+MLP block)");
+    }
+  } else if (f.parallel_block) {
+    c.set("parallel_block", true, "");  // Phi: attention and MLP on one input_layernorm output
   }
 }
 

@@ -15,7 +15,7 @@
 // no seq_len), hidden_act silu/swish on a gated MLP -> mlp "swiglu", gelu* -> "gelu" (GeGLU -> "swiglu":
 // same three matrices), rms_norm_eps -> norm "rmsnorm", layer_norm_eps -> "layernorm", rotary families ->
 // position "rotary", attention_bias/mlp_bias/Qwen2's q,k,v bias -> linear_bias, tie_word_embeddings ->
-// tied_embeddings.
+// tied_embeddings, use_parallel_residual (gpt_neox, default true) and phi's parallel block -> parallel_block.
 //
 // Every HF key that is neither mapped nor refused is listed in `ignored`; every value the conversion had
 // to assume or approximate is a sentence in `assumptions`. Problems carry the JSON pointer inside the HF

@@ -193,6 +193,12 @@ constexpr Field kModelFields[] = {
             "in `params` or model FLOPs",
      .fallback = "0",
      .ints = {.min = 0, .max = 16}},
+    {.key = "parallel_block",
+     .kind = FieldKind::boolean,
+     .doc = "attention and MLP in parallel from one normed input (GPT-J, GPT-NeoX, PaLM): one TP reduction "
+            "per layer pass instead of two, one norm and one residual add",
+     .fallback = "false",
+     .source = "Chowdhery et al. 2022 (PaLM) §2; GPT-NeoX gpt_j_residual"},
     {.key = "params", .kind = FieldKind::quantity, .doc = "published parameter count, for checks (\"175B\")"},
     {.key = "hf_config",
      .kind = FieldKind::string,
@@ -235,6 +241,7 @@ TransformerSpec read_model(ObjectReader& r) {
   m.linear_bias = r.boolean("linear_bias");
   m.tied_embeddings = r.boolean("tied_embeddings");
   m.mtp_depth = r.integer("mtp_depth");
+  m.parallel_block = r.boolean("parallel_block");
   m.published_params = r.get_quantity("params").value_or(0.0);
   r.accept("hf_config");  // converted and spliced in by the resolver (hf_model_splice.hpp)
   if (const nlohmann::json* notes = r.find("model_notes")) {

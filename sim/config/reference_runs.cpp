@@ -251,7 +251,8 @@ class Builder {
     if (position == "rope") position = "rotary";
     for (auto [key, v] : {std::pair{"mlp", opt(rec_.mlp)}, std::pair{"norm", opt(rec_.norm)},
                           std::pair{"position", position}, std::pair{"linear_bias", opt(rec_.linear_bias)},
-                          std::pair{"tied_embeddings", opt(rec_.tied_embeddings)}}) {
+                          std::pair{"tied_embeddings", opt(rec_.tied_embeddings)},
+                          std::pair{"parallel_block", opt(rec_.parallel_block)}}) {
       field(key, v);
     }
     if (model_.contains("position") && model_["position"] == "rope") model_["position"] = "rotary";
@@ -286,9 +287,6 @@ class Builder {
     }
     if (rec_.moe) {
       if (auto why = moe(base, entry)) return why;
-    }
-    if (rec_.parallel_block.value_or(false)) {
-      assume("parallel attention+MLP block modelled as sequential (same FLOPs and bytes)");
     }
     return std::nullopt;
   }

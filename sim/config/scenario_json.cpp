@@ -154,6 +154,7 @@ nlohmann::json model_to_json(const TransformerSpec& m) {
     j["params"] = format_quantity(m.published_params, Dimension::count, kDigits);
   }
   if (m.head_dim_override > 0) j["head_dim"] = m.head_dim_override;
+  if (m.parallel_block) j["parallel_block"] = true;
   if (m.mla.enabled()) {
     j["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
                 {"kv_lora_rank", m.mla.kv_lora_rank},

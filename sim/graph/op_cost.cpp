@@ -142,13 +142,12 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   const Bytes act_bytes(tokens * m.hidden * e);
 
   // --- tensor-parallel collectives of one layer pass: 2 all-reduces, or 2 all-gathers + 2 reduce-scatters
+  // (one of each for a parallel attention+MLP block; models/transformer_cost.hpp)
   if (par.tp > 1) {
-    if (par.sequence_parallel) {
-      tp_layer_ = 2.0 * (tp_time(CollectiveOp::all_gather, act_bytes) +
-                         tp_time(CollectiveOp::reduce_scatter, act_bytes));
-    } else {
-      tp_layer_ = 2.0 * tp_time(CollectiveOp::all_reduce, act_bytes);
-    }
+    const TpCollectives tc = layer_tp_collectives(m, shape_);
+    tp_layer_ = tc.all_reduce * tp_time(CollectiveOp::all_reduce, act_bytes) +
+                tc.all_gather * tp_time(CollectiveOp::all_gather, act_bytes) +
+                tc.reduce_scatter * tp_time(CollectiveOp::reduce_scatter, act_bytes);
   }
 
   // --- context parallelism: ring exchange of K/V blocks (cp − 1 steps) under the attention kernels

@@ -61,6 +61,7 @@ void check_same_shape(const TransformerSpec& a, const TransformerSpec& b) {
   CHECK(a.position == b.position);
   CHECK(a.linear_bias == b.linear_bias);
   CHECK(a.tied_embeddings == b.tied_embeddings);
+  CHECK(a.parallel_block == b.parallel_block);
 }
 
 }  // namespace
@@ -167,12 +168,12 @@ TEST_CASE("MoE configs and head_dim convert; experts in a dense family are refus
   }
 }
 
-TEST_CASE("sliding windows, parallel residuals and defaults are reported as assumptions", "[config][hf]") {
+TEST_CASE("sliding windows and defaults are reported as assumptions, parallel residuals become parallel blocks", "[config][hf]") {
   const Scenario mistral = with_model({{"hf_config", hf_data("mistral-7b-v0.1.json").string()}});
   CHECK(has_note(mistral.model, "sliding_window 4096 ignored: attention FLOPs are counted as full"));
   CHECK(mistral.model.seq_len == 32768);  // max_position_embeddings, said in a note
   const Scenario neox = with_model({{"hf_config", hf_data("gpt-neox-20b.json").string()}});
-  CHECK(has_note(neox.model, "parallel residual"));
+  CHECK(neox.model.parallel_block);  // use_parallel_residual: true
   CHECK(has_note(neox.model, "rotary_pct"));
   const Scenario gpt2 = with_model({{"hf_config", hf_data("gpt2-xl.json").string()}});
   CHECK(gpt2.model.ffn_hidden == 4 * 1600);
@@ -281,7 +282,26 @@ TEST_CASE("Gemma with head_dim = hidden/heads and phi are expressible, with thei
   CHECK(p.model["mlp"] == "gelu");
   CHECK(p.model["norm"] == "layernorm");
   CHECK(p.model["linear_bias"] == true);
-  CHECK(has(p, "parallel residual"));
+  CHECK(p.model["parallel_block"] == true);  // Phi: attention and MLP on one input_layernorm output
+  CHECK_FALSE(g.model.contains("parallel_block"));
+}
+
+TEST_CASE("gpt_neox's use_parallel_residual sets parallel_block, true when absent as in Transformers", "[config][hf]") {
+  nlohmann::json neox = read(hf_data("gpt-neox-20b.json"));
+  neox.erase("use_parallel_residual");
+  const HfConversion absent = convert_hf_config(neox, nlohmann::json::object());
+  REQUIRE(absent.problems.empty());
+  CHECK(absent.model["parallel_block"] == true);
+  CHECK(std::any_of(absent.assumptions.begin(), absent.assumptions.end(), [](const std::string& a) {
+    return a.find("use_parallel_residual absent") != std::string::npos;
+  }));
+  neox["use_parallel_residual"] = false;
+  const HfConversion off = convert_hf_config(neox, nlohmann::json::object());
+  CHECK(off.model["parallel_block"] == false);
+  const HfConversion beside = convert_hf_config(neox, {{"parallel_block", true}});
+  CHECK(beside.model.value("parallel_block", true) == true);  // a key written beside hf_config wins
+  const HfConversion gpt2 = convert_hf_config(read(hf_data("gpt2-xl.json")), nlohmann::json::object());
+  CHECK_FALSE(gpt2.model.value("parallel_block", false));
 }
 
 TEST_CASE("hf_config cannot be replaced alone with --set, but the whole model can", "[config][hf]") {

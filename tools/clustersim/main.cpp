@@ -28,14 +28,18 @@ int main(int argc, char** argv) {
   add_global_options(app);
   app.set_version_flag(
       "--version", [] { return cli::version_text(); }, "print version and catalog roots, then exit");
-  app.footer(
+  // The exit codes, in the help of the program and of every subcommand.
+  const std::string exit_codes =
       "Exit codes: 0 ok, 1 internal error (a bug: please report it), 2 bad input or unwritable output, "
-      "3 a check failed (validate --max-error, compare).");
+      "3 a check failed (validate --max-error, compare) or nothing fits (plan).";
+  app.footer(exit_codes);
   std::map<const CLI::App*, cli::Command> commands;
   const auto add = [&](const char* name, const char* help, auto factory) {
     CLI::App* sub = app.add_subcommand(name, help);
     add_global_options(*sub);
     commands[sub] = factory(*sub, global);
+    const std::string own = sub->get_footer();  // a subcommand's own footer comes first
+    sub->footer(own.empty() ? exit_codes : own + "\n\n" + exit_codes);
   };
   add("run", "predict one experiment", cli::add_run_command);
   add("validate", "compare predictions with measured runs", cli::add_validate_command);
@@ -52,7 +56,9 @@ int main(int argc, char** argv) {
       cli::add_compare_command);
   add("schema", "print the declared configuration keys as a JSON Schema or Markdown tables",
       cli::add_schema_command);
-  add("report", "write one self-contained HTML report (inputs, timeline, memory, communication, energy)",
+  add("report",
+      "write one self-contained HTML report (inputs, timeline, memory, communication, energy), or with "
+      "--sweep/--plan a what-if page (heat map, Pareto front)",
       cli::add_report_command);
   add("completion", "print a bash or zsh completion script", cli::add_completion_command);
   try {
