@@ -1,6 +1,7 @@
 #include "sim/energy/graph_timeline.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include <fmt/format.h>
@@ -153,20 +154,30 @@ StepTimeline step_timeline_of(const StepGraph& g, const std::vector<NodeTiming>&
   return out;
 }
 
-ResolvedTimeline resolved_timeline_of(const StepGraph& g, const std::vector<NodeTiming>& timing,
-                                      Seconds step_time, int devices_per_stage) {
+void resolved_timeline_into(const StepGraph& g, const std::vector<NodeTiming>& timing, Seconds step_time,
+                            int devices_per_stage, ResolvedTimeline& out) {
   CS_ASSERT(timing.size() == g.nodes.size(), "timeline does not match the graph");
   CS_ASSERT(step_time.value() > 0.0 && devices_per_stage > 0, "step time and stage size must be positive");
-  ResolvedTimeline out;
   out.step_time = step_time;
-  out.covers.resize(g.order.size());
-  for (std::size_t st = 0; st < g.order.size(); ++st) {
-    out.names.push_back(fmt::format("pp-stage-{}", st));
-    out.multiplicity.push_back(devices_per_stage);
+  const std::size_t stages = g.order.size();
+  // Storage of a previous call is reused (capacity kept): sweeps resolve a timeline per point.
+  out.covers.resize(stages);
+  out.names.resize(stages);
+  out.multiplicity.assign(stages, devices_per_stage);
+  for (std::size_t st = 0; st < stages; ++st) {
+    out.names[st].clear();
+    fmt::format_to(std::back_inserter(out.names[st]), "pp-stage-{}", st);
+    out.covers[st].clear();
     if (!merge_streams(g, timing, st, step_time.value(), out.covers[st])) {
       out.covers[st] = resolve_overlaps(stage_timeline(g, timing, st, devices_per_stage), step_time);
     }
   }
+}
+
+ResolvedTimeline resolved_timeline_of(const StepGraph& g, const std::vector<NodeTiming>& timing,
+                                      Seconds step_time, int devices_per_stage) {
+  ResolvedTimeline out;
+  resolved_timeline_into(g, timing, step_time, devices_per_stage, out);
   return out;
 }
 

@@ -30,5 +30,8 @@ StepTimeline step_timeline_of(const StepGraph& g, const std::vector<NodeTiming>&
 /// way). Identical covers; this is what the energy report uses.
 ResolvedTimeline resolved_timeline_of(const StepGraph& g, const std::vector<NodeTiming>& timing,
                                       Seconds step_time, int devices_per_stage);
+/// The same into `out`, reusing its storage (sweeps call this once per point).
+void resolved_timeline_into(const StepGraph& g, const std::vector<NodeTiming>& timing, Seconds step_time,
+                            int devices_per_stage, ResolvedTimeline& out);
 
 }  // namespace clustersim

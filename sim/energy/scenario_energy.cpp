@@ -27,11 +27,13 @@ ScenarioStepEnergy evaluate(const Scenario& s, const EnergySpec& spec,
   const int pp = s.parallelism.pp;
   CS_ASSERT(s.cluster.devices() % pp == 0, "pipeline stages must split the devices evenly");
   ScenarioStepEnergy out;
-  const ResolvedTimeline resolved = resolved_timeline_of(g, timing, step_time, s.cluster.devices() / pp);
+  // Per thread and reused: a sweep resolves one timeline per point.
+  static thread_local ResolvedTimeline resolved;
+  resolved_timeline_into(g, timing, step_time, s.cluster.devices() / pp, resolved);
   const double tokens = static_cast<double>(s.training.global_batch) * s.training.seq_len;
   const ClusterShape shape = cluster_shape_of(s);
   out.activity = activity_of(resolved);
-  out.energy = compute_step_energy(spec, shape, resolved, tokens);
+  out.energy = compute_step_energy(spec, shape, resolved, out.activity, tokens);
   out.cost_per_step = spec.pricing.electricity * out.energy.per_step +
                       spec.pricing.device_time_rate() * step_time * static_cast<double>(shape.devices());
   return out;

@@ -134,4 +134,10 @@ StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape
   return integrate(spec, shape, activity_of(timeline), tokens_per_step, &timeline);
 }
 
+StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape,
+                               const ResolvedTimeline& timeline, const StepActivity& activity,
+                               double tokens_per_step) {
+  return integrate(spec, shape, activity, tokens_per_step, &timeline);
+}
+
 }  // namespace clustersim

@@ -65,6 +65,10 @@ StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape
 /// The same from representatives' resolved covers (resolve_timeline / resolved_timeline_of).
 StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape,
                                const ResolvedTimeline& timeline, double tokens_per_step);
+/// The same when activity_of(timeline) is already at hand.
+StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape,
+                               const ResolvedTimeline& timeline, const StepActivity& activity,
+                               double tokens_per_step);
 
 /// Constant (state-independent) IT power of the job: hosts, NICs and switch fabric.
 Watts static_it_power(const EnergySpec& spec, const ClusterShape& shape);

@@ -175,9 +175,14 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   std::atomic<std::size_t> next{0};
   std::exception_ptr error;
   std::mutex error_mutex;
-  const auto work = [&] {
+  std::atomic<std::size_t> finished{0};
+  const auto work = [&](bool reports) {
     try {
-      for (std::size_t i; (i = next.fetch_add(1)) < space.size();) slots[i] = evaluator.evaluate(space[i], i);
+      for (std::size_t i; (i = next.fetch_add(1)) < space.size();) {
+        slots[i] = evaluator.evaluate(space[i], i);
+        const std::size_t f = finished.fetch_add(1) + 1;
+        if (reports && options.on_progress) options.on_progress(std::min(f, space.size() - 1), space.size());
+      }
     } catch (...) {
       std::lock_guard lock(error_mutex);
       if (!error) error = std::current_exception();
@@ -186,10 +191,11 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   };
   {
     std::vector<std::jthread> threads;
-    for (int t = 1; t < options.threads; ++t) threads.emplace_back(work);
-    work();
+    for (int t = 1; t < options.threads; ++t) threads.emplace_back(work, false);
+    work(true);
   }
   if (error) std::rethrow_exception(error);
+  if (options.on_progress) options.on_progress(space.size(), space.size());
 
   PlanResult r;
   r.objective = options.objective;

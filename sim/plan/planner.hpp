@@ -8,6 +8,7 @@
 // thread count. Ties are broken by step time, then by memory headroom, then by enumeration order.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct PlanOptions {
   Objective objective = Objective::time;
   std::optional<Seconds> deadline;  // keep strategies whose run time (needs run tokens/steps) fits
   int threads = 1;
+  /// Called on the calling thread after each strategy it evaluates (done, total), and once with
+  /// done == total at the end; may be empty (progress lines: tools/clustersim/progress.hpp).
+  std::function<void(std::size_t done, std::size_t total)> on_progress = {};
 };
 
 /// Figures of one simulated, memory-feasible strategy.

@@ -4,6 +4,8 @@
 // planner all report the same figures. Sections append their own JSON keys and text lines.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -32,6 +34,8 @@ struct Prediction {
 struct PredictOptions {
   bool text = true;  // also format the sections' text lines (run_text, energy_text)
   flow::Fidelity fidelity = flow::Fidelity::phase;  // engine "flow": collectives per phase or every step
+  /// Monte Carlo trials of the run section as they finish (done, total); may be empty. Changes no figure.
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_trials = {};
 };
 
 /// Runs the scenario's engine ("analytic" or "flow") on the scenario, slowed by its energy.power_cap

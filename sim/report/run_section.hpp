@@ -49,6 +49,8 @@ std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r);
 /// Fills p.run, p.run_json and p.run_text when s.run is present; does nothing otherwise.
 /// Throws ConfigError when the run spec does not fit the job (checkpoint interval shorter than the
 /// checkpoint write or than one step), naming the experiment file and the JSON pointer.
-void add_run_section(const Scenario& s, Prediction& p);
+/// `on_trials` (may be empty) sees the Monte Carlo trials as they finish (run::evaluate_run).
+void add_run_section(const Scenario& s, Prediction& p,
+                     const std::function<void(std::uint64_t done, std::uint64_t total)>& on_trials = {});
 
 }  // namespace clustersim

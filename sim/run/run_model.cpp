@@ -14,7 +14,7 @@ Summary<Seconds> to_seconds(const Summary<double>& s) {
 
 }  // namespace
 
-RunResult simulate_run(const RunPlan& plan, std::uint64_t seed, int trials) {
+RunResult simulate_run(const RunPlan& plan, std::uint64_t seed, int trials, TrialCounter* counter) {
   CS_ASSERT(trials > 0, "at least one trial");
   RunResult r;
   r.steps = plan.steps;
@@ -44,6 +44,7 @@ RunResult simulate_run(const RunPlan& plan, std::uint64_t seed, int trials) {
     sum.degraded += Seconds(std::max(0.0, t.states.training.value() - kept_full_width));
     for (std::size_t c = 0; c < kComponentClassCount; ++c) r.interruptions_mean[c] += t.interruptions[c];
     r.trial_outcomes.push_back(t);
+    if (counter != nullptr) counter->tick();
   }
   const double n = trials;
   r.lost_time_mean = {sum.recompute / n, sum.restart / n,          sum.repair_wait / n,
@@ -61,7 +62,10 @@ RunResult simulate_run(const RunPlan& plan, std::uint64_t seed, int trials) {
   return r;
 }
 
-std::vector<WhatIfRow> what_if_table(const RunSpec& spec, const JobShape& job) {
+namespace {
+
+// The what-if intervals: {1/4, 1/2, 1, 2, 4} x the sync optimum and the configured interval, sorted, unique.
+std::vector<Seconds> what_if_intervals(const RunSpec& spec, const JobShape& job) {
   const RunPlan base = make_run_plan(spec, job);
   RunSpec sync_spec = spec;
   sync_spec.checkpoint.mode = CheckpointMode::sync;
@@ -81,7 +85,13 @@ std::vector<WhatIfRow> what_if_table(const RunSpec& spec, const JobShape& job) {
   intervals.erase(std::unique(intervals.begin(), intervals.end(),
                               [](Seconds a, Seconds b) { return std::abs(a / b - 1.0) < 1e-9; }),
                   intervals.end());
+  return intervals;
+}
 
+}  // namespace
+
+std::vector<WhatIfRow> what_if_table(const RunSpec& spec, const JobShape& job, TrialCounter* counter) {
+  const std::vector<Seconds> intervals = what_if_intervals(spec, job);
   std::vector<WhatIfRow> rows;
   for (const Seconds interval : intervals) {
     for (const CheckpointMode mode : {CheckpointMode::sync, CheckpointMode::async}) {
@@ -90,7 +100,7 @@ std::vector<WhatIfRow> what_if_table(const RunSpec& spec, const JobShape& job) {
       s.checkpoint.mode = mode;
       WhatIfRow row{interval, mode, false, 0.0, Seconds(0)};
       if (s.validate().empty() && validate_against_job(s, job).empty()) {
-        const RunResult r = simulate_run(make_run_plan(s, job), spec.seed, spec.what_if_trials);
+        const RunResult r = simulate_run(make_run_plan(s, job), spec.seed, spec.what_if_trials, counter);
         row = {r.checkpoint.interval, mode, true, r.goodput.mean, r.wall_time.mean};
       }
       rows.push_back(row);
@@ -99,10 +109,19 @@ std::vector<WhatIfRow> what_if_table(const RunSpec& spec, const JobShape& job) {
   return rows;
 }
 
-RunResult evaluate_run(const RunSpec& spec, const JobShape& job) {
+RunResult evaluate_run(const RunSpec& spec, const JobShape& job,
+                       const std::function<void(std::uint64_t done, std::uint64_t total)>& progress) {
   const RunPlan plan = make_run_plan(spec, job);
-  RunResult r = simulate_run(plan, spec.seed, spec.trials);
-  r.what_if = what_if_table(spec, job);
+  TrialCounter counter{progress, 0, 0};
+  if (progress) {
+    // Each what-if row is an interval in sync and in async mode (rows whose spec is invalid run none).
+    counter.total = static_cast<std::uint64_t>(spec.trials) +
+                    2 * what_if_intervals(spec, job).size() * static_cast<std::uint64_t>(spec.what_if_trials);
+  }
+  TrialCounter* c = progress ? &counter : nullptr;
+  RunResult r = simulate_run(plan, spec.seed, spec.trials, c);
+  r.what_if = what_if_table(spec, job, c);
+  if (progress) progress(counter.total, counter.total);
   return r;
 }
 

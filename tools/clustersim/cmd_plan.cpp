@@ -1,7 +1,9 @@
 // clustersim plan: searches parallelization strategies of an experiment (sim/plan/planner.hpp).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -9,6 +11,7 @@
 #include "fraction_option.hpp"
 #include "output.hpp"
 #include "paths.hpp"
+#include "progress.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/config/reference_runs.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -91,6 +94,11 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     o.threads =
         opt->threads > 0 ? opt->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const double trust_error = parse_fraction_option(opt->trust_error, "--trust-error", "25%");
+    // A progress line on a terminal once the search has run for a second; silent when stderr is piped.
+    if (stderr_is_terminal()) {
+      o.on_progress = [line = std::make_shared<ProgressLine>(true, "strategies", std::chrono::seconds(1))](
+                          std::size_t done, std::size_t total) { (*line)(done, total); };
+    }
     plan::PlanResult r = plan::plan_strategies(base, o);
     if (const auto corpus = default_reference_file(global.config_dirs)) {
       const config::CatalogPaths paths{catalog_roots(global.config_dirs)};

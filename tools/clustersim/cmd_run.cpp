@@ -1,12 +1,16 @@
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
 #include "commands.hpp"
 #include "output.hpp"
 #include "paths.hpp"
+#include "progress.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/contention_report.hpp"
@@ -95,6 +99,12 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     if (!s.jobs.empty()) return run_jobs_command(s, opt->format, opt->fidelity, trace);
     PredictOptions po;
     po.fidelity = opt->fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
+    // The run section's Monte Carlo: a progress line on a terminal once it has run for a second;
+    // silent when stderr is piped.
+    if (s.run && stderr_is_terminal()) {
+      po.on_trials = [line = std::make_shared<ProgressLine>(true, "trials", std::chrono::seconds(1))](
+                         std::uint64_t done, std::uint64_t total) { (*line)(done, total); };
+    }
     const Prediction p = predict(s, po);
     const std::optional<flow::FlowRun>& fr = p.flow;
     if (opt->format == "json") {

@@ -1,16 +1,16 @@
 // clustersim sweep: evaluates the cartesian product (or --zip) of --vary axes and streams one row per
 // point to CSV or JSON Lines (sim/plan/sweep_runner.hpp).
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <thread>
 
 #include "commands.hpp"
 #include "paths.hpp"
+#include "progress.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/plan/point_evaluator.hpp"
 #include "sim/plan/sweep_runner.hpp"
@@ -19,43 +19,15 @@
 namespace clustersim::cli {
 namespace {
 
-std::string clock_text(double s) {
-  const auto t = static_cast<long>(s);
-  return fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60);
-}
-
-// A progress line on stderr: on a terminal a bar redrawn in place at most 10 times a second; otherwise
-// (--progress with stderr piped to a log) one line every 10 s and a last one at the end.
+// The sweep's progress (rate, ETA) on stderr: on a terminal always, else with --progress a line every
+// 10 s (progress.hpp).
 class ProgressBar {
  public:
-  explicit ProgressBar(bool terminal) : terminal_(terminal) {}
-
-  void operator()(const plan::SweepProgress& p) {
-    const auto now = std::chrono::steady_clock::now();
-    const auto every = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(10000);
-    if (p.done < p.total && now - last_ < every) return;
-    if (!terminal_ && p.done < p.total && last_ == std::chrono::steady_clock::time_point{}) {
-      last_ = now;  // no line before the first interval has a rate
-      return;
-    }
-    last_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(p.done) / elapsed : 0;
-    const double frac = p.total ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0;
-    const int filled = static_cast<int>(frac * 30);
-    const std::string eta = rate > 0 ? clock_text(static_cast<double>(p.total - p.done) / rate) : "?";
-    std::fprintf(stderr, "%s[%s%s] %5.1f%% %llu/%llu  %.0f points/s  ETA %s%s", terminal_ ? "\r" : "",
-                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(30 - filled), '.').c_str(), 100 * frac,
-                 static_cast<unsigned long long>(p.done), static_cast<unsigned long long>(p.total), rate,
-                 eta.c_str(), terminal_ ? " " : "\n");
-    if (terminal_ && p.done == p.total) std::fputc('\n', stderr);
-  }
+  explicit ProgressBar(bool terminal) : line_(std::make_shared<ProgressLine>(terminal, "points")) {}
+  void operator()(const plan::SweepProgress& p) const { (*line_)(p.done, p.total); }
 
  private:
-  bool terminal_ = true;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_{};
+  std::shared_ptr<ProgressLine> line_;
 };
 
 // --estimate: the shard's point count and the time it would take, from timing its first points in the
@@ -150,7 +122,7 @@ Command add_sweep_command(CLI::App& app, const GlobalOptions& global) {
       print_estimate(job, in_shard);
       return 0;
     }
-    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    const bool terminal = stderr_is_terminal();
     if (terminal || opt->progress) job.on_progress = ProgressBar(terminal);
     const plan::SweepSummary s = plan::run_sweep(job);
     std::fprintf(stderr,
