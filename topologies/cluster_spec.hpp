@@ -24,6 +24,16 @@ struct LinkSpec {
 
 enum class NodeFabric { nvswitch, nvlink_mesh, pcie, torus_ici, wafer };
 
+/// Weight streaming of a wafer-scale system (docs/wafer_scale.md): the external weight store (MemoryX)
+/// and the system's stream path through the broadcast/reduce fabric (SwarmX).
+struct WeightStreamingSpec {
+  Bytes memoryx_capacity{0};   // external store for weights, gradients and optimizer states (whole job)
+  BytesPerSecond bandwidth{0};  // per system, per direction, as reached (efficiency applied)
+  Seconds hop_latency{0};       // one broadcast/reduce tree hop
+  bool bandwidth_derived = false;    // bandwidth from the node's NICs (nics x bandwidth x efficiency)
+  bool hop_latency_derived = false;  // hop latency = the NIC latency
+};
+
 struct NodeSpec {
   std::string name;
   DeviceSpec device;
@@ -37,6 +47,7 @@ struct NodeSpec {
   std::vector<MeshLink> nvlink_mesh;   // nvlink-mesh: connected pairs; empty = DGX-1V hybrid cube-mesh
   int nvlink_domain_devices = 0;       // > devices_per_node: NVLink domain over several nodes (NVL72)
   std::optional<LinkSpec> nic_attach;  // device <-> NIC over PCIe; absent = 2x the NIC rate
+  std::optional<WeightStreamingSpec> weight_streaming;  // wafer fabric only
 };
 
 struct NetworkSpec {

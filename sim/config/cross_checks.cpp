@@ -33,6 +33,7 @@ class Checker {
   void check_batch();
   void check_misc();
   void check_experts();
+  void check_wafer();
   void check_schedule();
 
  private:
@@ -240,6 +241,40 @@ void Checker::check_misc() {
   }
 }
 
+// Wafer-scale systems stream their weights (docs/wafer_scale.md): every system holds the whole model's
+// compute and systems run data parallel only; the analytic engine evaluates the streamed step.
+void Checker::check_wafer() {
+  if (s_.cluster.node.fabric != NodeFabric::wafer || !usable({"/cluster/node/fabric"})) return;
+  const auto& p = s_.parallelism;
+  const auto only = [&](std::string_view key, int value, std::string_view what) {
+    const std::string pointer = fmt::format("/parallelism/{}", key);
+    if (value != 1 && usable({pointer})) {
+      error(pointer, fmt::format("{} = {}: a wafer-scale cluster streams weights and runs data parallel only "
+                                 "(weight streaming holds the whole model's compute on each system); {} must be 1",
+                                 key, value, what));
+    }
+  };
+  only("tp", p.tp, "tensor parallelism");
+  only("pp", p.pp, "pipeline parallelism");
+  only("cp", p.cp, "context parallelism");
+  only("ep", p.ep, "expert parallelism");
+  if (p.zero_stage != 0 && usable({"/parallelism/zero_stage", "/parallelism/fsdp"})) {
+    error("/parallelism/zero_stage",
+          fmt::format("zero_stage {} on a wafer-scale cluster: weights, gradients and optimizer states live in "
+                      "the external store (MemoryX), not on the systems; set zero_stage 0",
+                      p.zero_stage));
+  }
+  if (s_.training.compression.scheme != CompressionScheme::none && usable({"/compression/scheme"})) {
+    error("/compression/scheme", "gradient compression is not modelled for weight streaming (gradients are "
+                                 "reduced in the broadcast/reduce fabric); set the scheme to \"none\"");
+  }
+  if (s_.engine != "analytic" && usable({"/engine"})) {
+    error("/engine", fmt::format("engine \"{}\": weight streaming is evaluated by the analytic engine only "
+                                 "(the flow engine has no MemoryX/SwarmX model); use \"analytic\"",
+                                 s_.engine));
+  }
+}
+
 // Expert parallelism (Megatron-Core's expert layout): ep divides the routed experts, ep·etp divides the
 // stage's tp·cp·dp ranks, etp divides the expert inner size; MoE with tp > 1 needs sequence parallelism
 // (Megatron-Core refuses the combination without it).
@@ -306,6 +341,7 @@ void finalize_scenario(Scenario& s, ReadContext& ctx) {
   c.check_batch();
   c.check_misc();
   c.check_experts();
+  c.check_wafer();
   c.check_schedule();
 }
 

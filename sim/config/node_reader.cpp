@@ -48,6 +48,27 @@ constexpr Field kNodeCollectivesFields[] = {
      .numbers = kFraction},
 };
 
+constexpr Field kWeightStreamingFields[] = {
+    {.key = "memoryx_capacity",
+     .kind = FieldKind::quantity,
+     .doc = "external weight store (MemoryX) for weights, gradients and optimizer states of the whole job",
+     .fallback = "required",
+     .dimension = Dimension::bytes,
+     .rule = QuantityRule::positive},
+    {.key = "bandwidth",
+     .kind = FieldKind::quantity,
+     .doc = "weights into (and gradients out of) one system, per direction, as reached",
+     .fallback = "derived: nics x nic bandwidth x nic efficiency",
+     .dimension = Dimension::bandwidth,
+     .rule = QuantityRule::positive},
+    {.key = "hop_latency",
+     .kind = FieldKind::quantity,
+     .doc = "one hop of the broadcast/reduce tree (SwarmX)",
+     .fallback = "derived: the nic latency",
+     .dimension = Dimension::time,
+     .rule = QuantityRule::non_negative},
+};
+
 constexpr Field kNodeFields[] = {
     kEntryNameField,
     kDescriptionField,
@@ -110,6 +131,10 @@ constexpr Field kNodeFields[] = {
      .kind = FieldKind::object,
      .doc = "in-network reduction of the node fabric",
      .section = &kNodeCollectivesSection},
+    {.key = "weight_streaming",
+     .kind = FieldKind::object,
+     .doc = "wafer fabric only (required there): MemoryX capacity and the SwarmX stream path",
+     .section = &kWeightStreamingSection},
 };
 
 constexpr Field kClusterFields[] = {
@@ -136,6 +161,9 @@ const Section kNodeLinkSection{"node_link", "/cluster/node/intra_link", "a link 
                                kNodeLinkFields};
 const Section kNodeCollectivesSection{"node_collectives", "/cluster/node/collectives",
                                       "in-network reduction of the node fabric", kNodeCollectivesFields};
+const Section kWeightStreamingSection{"weight_streaming", "/cluster/node/weight_streaming",
+                                      "weight streaming of a wafer-scale system (docs/wafer_scale.md)",
+                                      kWeightStreamingFields};
 const Section kNodeSection{"node", "/cluster/node", "a node type (configs/nodes/<name>.json)", kNodeFields};
 const Section kClusterSection{"cluster", "/cluster", "the cluster (configs/clusters/<name>.json)",
                               kClusterFields};
@@ -174,6 +202,28 @@ NodeSpec read_node(ObjectReader& r) {
   if (auto coll = r.child("collectives")) {  // in-network reduction; stored by read_cluster
     coll->number("nvls_efficiency");
     coll->finish();
+  }
+  if (auto ws = r.child("weight_streaming")) {
+    WeightStreamingSpec w;
+    w.memoryx_capacity = ws->require_quantity<Bytes>("memoryx_capacity");
+    const BytesPerSecond io = n.nic.bandwidth * (n.nic.efficiency * n.nics);
+    const auto bw = ws->get_quantity("bandwidth");
+    const auto hop = ws->get_quantity("hop_latency");
+    w.bandwidth = bw ? BytesPerSecond(*bw) : io;
+    w.hop_latency = hop ? Seconds(*hop) : n.nic.latency;
+    w.bandwidth_derived = !ws->has("bandwidth");
+    w.hop_latency_derived = !ws->has("hop_latency");
+    ws->finish();
+    if (n.fabric != NodeFabric::wafer && r.valid()) {
+      r.error("weight_streaming", "weight streaming is modelled for wafer-scale systems only (fabric \"wafer\")");
+    } else if (!ws->has("bandwidth") && w.bandwidth.value() <= 0.0 && r.valid()) {
+      r.error("weight_streaming", "no stream bandwidth: give weight_streaming.bandwidth or the node's nics and nic");
+    }
+    n.weight_streaming = w;
+  } else if (n.fabric == NodeFabric::wafer && r.valid() && !r.has("weight_streaming")) {
+    r.error("weight_streaming",
+            "missing required key for a wafer-scale node: the weights stream from an external store "
+            "(MemoryX); give at least weight_streaming.memoryx_capacity");
   }
   return n;
 }

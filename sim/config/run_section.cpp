@@ -3,11 +3,14 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "models/energy/price_parse.hpp"
 #include "sim/config/field_pointer.hpp"
 #include "sim/config/section_readers.hpp"
 #include "sim/config/sections.hpp"
@@ -227,6 +230,59 @@ constexpr Field kRunStragglerFields[] = {
 const Section kRunStragglersSection{"run_stragglers", "/run/stragglers",
                                     "statistical per-step slowdown over a run", kRunStragglerFields};
 
+constexpr Field kSpotGroupFields[] = {
+    {.key = "name", .kind = FieldKind::string, .doc = "label in the report", .fallback = "derived: group<i>"},
+    {.key = "nodes",
+     .kind = FieldKind::integer,
+     .doc = "spot nodes of the group (groups take the job's nodes in order)",
+     .fallback = "required",
+     .ints = {.min = 1}},
+    {.key = "mean_time_to_preemption",
+     .kind = FieldKind::quantity,
+     .doc = "mean time until one node is preempted (exponential)",
+     .fallback = "required",
+     .dimension = Dimension::time},
+    {.key = "notice",
+     .kind = FieldKind::quantity,
+     .doc = "warning before a preemption (AWS: 2 min, GCP: 30 s)",
+     .fallback = "\"0 s\"",
+     .dimension = Dimension::time,
+     .rule = QuantityRule::non_negative},
+    {.key = "capacity_return",
+     .kind = FieldKind::quantity,
+     .doc = "mean time until a preempted node's capacity is back (exponential; 0: at once)",
+     .fallback = "\"0 s\"",
+     .dimension = Dimension::time,
+     .rule = QuantityRule::non_negative},
+    {.key = "price",
+     .kind = FieldKind::string,
+     .doc = "spot price per device-hour (\"0.9 USD/h\")",
+     .fallback = "\"0 USD/h\""},
+    kDescriptionField,
+    kSourceField,
+};
+const Section kSpotGroupSection{"spot_group", "/run/spot/groups/*", "one group of spot nodes", kSpotGroupFields};
+
+constexpr Field kSpotFields[] = {
+    {.key = "groups",
+     .kind = FieldKind::array,
+     .doc = "groups of spot nodes (a non-empty array)",
+     .fallback = "required",
+     .section = &kSpotGroupSection},
+    {.key = "on_demand_price",
+     .kind = FieldKind::string,
+     .doc = "on-demand price per device-hour (\"2.5 USD/h\") of the other nodes and of the comparison",
+     .fallback = "\"0 USD/h\""},
+    {.key = "checkpoint_on_notice",
+     .kind = FieldKind::boolean,
+     .doc = "save a checkpoint in the notice window when the write fits",
+     .fallback = "true"},
+    kDescriptionField,
+    kSourceField,
+    kSourcesField,
+};
+const Section kSpotSection{"spot", "/run/spot", "spot / preemptible capacity (docs/reliability.md)", kSpotFields};
+
 constexpr Field kRunFields[] = {
     {.key = "tokens",
      .kind = FieldKind::quantity,
@@ -254,6 +310,7 @@ constexpr Field kRunFields[] = {
      .kind = FieldKind::object,
      .doc = "per-step slowdown model",
      .section = &kRunStragglersSection},
+    {.key = "spot", .kind = FieldKind::object, .doc = "spot / preemptible capacity", .section = &kSpotSection},
     kDescriptionField,
     kSourceField,
     kSourcesField,
@@ -348,6 +405,58 @@ void read_stragglers(ObjectReader& r, run::StragglerSpec& s) {
   accept_sources(r);
 }
 
+// A price per device-hour ("2.5 USD/h") as USD per device-hour.
+double device_hour_price(ObjectReader& r, std::string_view key) {
+  const nlohmann::json* v = r.find(key);
+  if (v == nullptr) return 0.0;
+  if (!v->is_string()) {
+    r.error(key, fmt::format("expected a price per device-hour such as \"2.5 USD/h\", got {}", describe(*v)));
+    return 0.0;
+  }
+  try {
+    const double usd_per_s = parse_time_price(v->get<std::string>()).value();
+    if (!std::isfinite(usd_per_s) || usd_per_s < 0.0) {
+      r.error(key, fmt::format("price must be a finite amount >= 0, got \"{}\"", v->get<std::string>()));
+      return 0.0;
+    }
+    return usd_per_s * 3600.0;
+  } catch (const std::invalid_argument& ex) {
+    r.error(key, ex.what());
+    return 0.0;
+  }
+}
+
+run::SpotSpec read_spot(ObjectReader& r) {
+  run::SpotSpec spot;
+  spot.on_demand_price = device_hour_price(r, "on_demand_price");
+  spot.checkpoint_on_notice = r.boolean("checkpoint_on_notice");
+  const nlohmann::json* groups = r.find("groups");
+  const std::string at = r.pointer_of("groups");
+  if (groups == nullptr) {
+    if (r.valid()) r.error("groups", "missing required key (a non-empty array of spot node groups)");
+  } else if (!groups->is_array() || groups->empty()) {
+    r.error("groups", fmt::format("expected a non-empty array of spot node groups, got {}", describe(*groups)));
+  } else {
+    for (std::size_t i = 0; i < groups->size(); ++i) {
+      ObjectReader g((*groups)[i], child_pointer(at, std::to_string(i)), kSpotGroupSection, r.context());
+      run::SpotGroupSpec spec;
+      spec.name = g.string("name", fmt::format("group{}", i));
+      spec.nodes = static_cast<int>(g.require_integer("nodes"));
+      spec.mean_time_to_preemption = g.require_quantity<Seconds>("mean_time_to_preemption");
+      spec.notice = g.quantity<Seconds>("notice");
+      spec.capacity_return = g.quantity<Seconds>("capacity_return");
+      spec.price = device_hour_price(g, "price");
+      g.accept("description");
+      g.accept("source");
+      g.finish();
+      spot.groups.push_back(spec);
+    }
+  }
+  r.accept("description");
+  accept_sources(r);
+  return spot;
+}
+
 run::RunSpec read_run(ObjectReader& r) {
   run::RunSpec spec = run::default_run_spec();
   if (auto tokens = r.get_quantity("tokens")) spec.tokens = *tokens;
@@ -370,6 +479,10 @@ run::RunSpec read_run(ObjectReader& r) {
   if (auto s = r.child("stragglers")) {
     read_stragglers(*s, spec.stragglers);
     s->finish();
+  }
+  if (auto sp = r.child("spot")) {
+    spec.spot = read_spot(*sp);
+    sp->finish();
   }
   r.accept("description");
   accept_sources(r);

@@ -123,6 +123,13 @@ nlohmann::json node_to_json(const NodeSpec& n) {
     j["nic_attach"] = link_to_json(*n.nic_attach);
     j["nic_attach"].erase("efficiency");
   }
+  if (n.weight_streaming) {
+    const WeightStreamingSpec& w = *n.weight_streaming;
+    nlohmann::json ws = {{"memoryx_capacity", text(w.memoryx_capacity.value(), Dimension::bytes)}};
+    if (!w.bandwidth_derived) ws["bandwidth"] = text(w.bandwidth.value(), Dimension::bandwidth);
+    if (!w.hop_latency_derived) ws["hop_latency"] = text(w.hop_latency.value(), Dimension::time);
+    j["weight_streaming"] = ws;
+  }
   return j;
 }
 

@@ -31,6 +31,7 @@ extern const Section kEfficiencySection;
 extern const Section kNodeSection;
 extern const Section kNodeLinkSection;
 extern const Section kNodeCollectivesSection;
+extern const Section kWeightStreamingSection;
 extern const Section kClusterSection;
 // topology_reader.cpp
 extern const Section kNetworkSection;

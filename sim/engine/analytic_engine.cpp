@@ -135,6 +135,38 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   return in;
 }
 
+namespace {
+
+// Weight streaming: the wafer's SRAM holds the activations, two of the largest piece's weights (double
+// buffer) and one piece's gradients; weights, gradients and optimizer states of the whole model live in
+// the external store (MemoryX), whose capacity is checked too.
+void summarize_streaming(const Scenario& s, const StreamingStep& st, StepResult& r) {
+  const MemoryBreakdown whole = r.memory;  // pp = tp = 1, zero_stage 0: the whole model's states
+  MemoryBreakdown sram;
+  sram.activations = whole.activations;
+  sram.weights = st.largest_piece * 2.0;
+  sram.gradients = st.largest_piece_grads;
+  // The memory model's fixed GPU runtime reserve (CUDA context, NCCL) has no wafer counterpart.
+  sram.other = max(Bytes(0), whole.other - Bytes(kRuntimeReserveBytes));
+  r.memory = sram;
+  r.stages.front().memory = sram;
+  StreamingResult x;
+  const double m = st.microbatches;
+  x.compute = (st.forward.compute + st.backward.compute) * m;
+  x.streaming = (st.forward.streaming + st.backward.streaming) * m + st.boundary;
+  x.exposed = (st.forward.exposed() + st.backward.exposed()) * m + st.boundary;
+  x.boundary = st.boundary;
+  x.microbatches = st.microbatches;
+  x.bandwidth = st.bandwidth;
+  x.weights = st.weights;
+  x.memoryx = whole.weights + whole.gradients + whole.optimizer;
+  x.memoryx_capacity = s.cluster.node.weight_streaming->memoryx_capacity;
+  r.fits = r.memory.total() <= r.memory_capacity && x.memoryx <= x.memoryx_capacity;
+  r.streaming = x;
+}
+
+}  // namespace
+
 StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline,
                           std::string engine) {
   const ParallelismSpec& par = s.parallelism;
@@ -245,6 +277,7 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   r.hfu = r.hardware_flops_per_step / (r.step_time.value() * devices * peak);
   r.memory_capacity = s.cluster.node.device.memory_capacity;
   r.fits = r.memory.total() <= r.memory_capacity;
+  if (g.streaming) summarize_streaming(s, *g.streaming, r);
   r.timeline = std::move(timeline);
   return r;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,21 @@ struct CommExposed {
   Seconds tp{0}, pp{0}, dp{0}, cp{0}, ep{0};
 };
 
+/// Weight streaming of a wafer-scale step (docs/wafer_scale.md): where the time goes and the external
+/// store's memory check. The on-wafer SRAM check is StepResult::memory against memory_capacity.
+struct StreamingResult {
+  Seconds compute{0};    // Σ compute of all passes of the step
+  Seconds streaming{0};  // Σ stream time of all passes of the step
+  Seconds exposed{0};    // stream time not hidden under compute, incl. the step boundary
+  Seconds boundary{0};
+  int microbatches = 0;
+  BytesPerSecond bandwidth{0};
+  Bytes weights{0};               // streamed per pass
+  Bytes memoryx{0};               // weights + gradients + optimizer states of the whole model
+  Bytes memoryx_capacity{0};
+  [[nodiscard]] bool stream_bound() const { return streaming > compute; }
+};
+
 struct StepResult {
   std::string engine;
   int devices = 0;
@@ -57,6 +73,7 @@ struct StepResult {
   int memory_stage = 0;
   Bytes memory_capacity{0};
   bool fits = true;
+  std::optional<StreamingResult> streaming;  // wafer-scale systems
   CommExposed comm_exposed;            // of the critical (last-finishing) stage
   int critical_stage = 0;
   std::vector<StageSummary> stages;

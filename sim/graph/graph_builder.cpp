@@ -159,6 +159,34 @@ StepGraph build_step_graph(const Scenario& s) {
     }
   }
 
+  // Weight streaming (wafer-scale systems, pp = tp = cp = 1 by sim/config): each micro-batch's forward
+  // and backward take Σ max(compute, stream) over the model's pieces; the part not hidden is charged to
+  // the op as data-parallel communication (the stream is the data-parallel fabric).
+  if (s.cluster.node.weight_streaming) {
+    const WeightStreamingSpec& ws = *s.cluster.node.weight_streaming;
+    const std::vector<StreamedPiece> pieces = model.streamed_pieces(std::max(2.0, bytes_per_element(tr.precision)),
+                                                                    bytes_per_element(tr.gradient_precision));
+    StreamingStep st;
+    st.forward = streamed_forward(pieces, ws.bandwidth);
+    st.backward = streamed_backward(pieces, ws.bandwidth);
+    st.boundary = streaming_step_boundary(pieces.front(), ws.bandwidth, par.dp, ws.hop_latency);
+    st.microbatches = m;
+    st.systems = par.dp;
+    st.bandwidth = ws.bandwidth;
+    for (const StreamedPiece& x : pieces) {
+      st.weights += x.weights * x.count;
+      st.gradients += x.gradients * x.count;
+      st.largest_piece = max(st.largest_piece, x.weights);
+      st.largest_piece_grads = max(st.largest_piece_grads, x.gradients);
+    }
+    for (std::size_t k = 0; k < g.costs.size(); k += 4) {
+      g.costs[k].dp_comm += st.forward.exposed();
+      g.costs[k + 1].dp_comm += st.backward.exposed();
+      g.costs[k + 2].dp_comm += st.backward.exposed();  // zero-bubble B carries the stream of the pass
+    }
+    g.streaming = st;
+  }
+
   std::vector<Seconds> cost_duration;
   cost_duration.reserve(g.costs.size());
   for (const OpCost& c : g.costs) cost_duration.push_back(c.duration());
@@ -202,6 +230,26 @@ StepGraph build_step_graph(const Scenario& s) {
   const double grad_elem = bytes_per_element(tr.gradient_precision);
   const double weight_elem = std::max(2.0, bytes_per_element(tr.precision));
   const bool tied_split = s.model.tied_embeddings && p > 1;
+  if (g.streaming) {
+    // The step boundary on the sync channel after the last backward; the optimizer runs in the external
+    // store as the gradients arrive (no time on the systems).
+    std::vector<int>& compute_order = g.order[0][0];
+    StepNode n;
+    n.kind = NodeKind::dp_sync;
+    n.resource = Resource::dp_channel;
+    n.duration = g.streaming->boundary;
+    n.dep = compute_order.empty() ? -1 : compute_order.back();
+    g.dp_comm_total += n.duration;
+    const int sync = static_cast<int>(g.nodes.size());
+    g.order[0][1].push_back(sync);
+    g.nodes.push_back(n);
+    StepNode opt;
+    opt.kind = NodeKind::optimizer;
+    opt.dep = sync;
+    compute_order.push_back(static_cast<int>(g.nodes.size()));
+    g.nodes.push_back(opt);
+    return g;
+  }
   for (int st = 0; st < p; ++st) {
     const std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
     ChunkParameters stage_params;

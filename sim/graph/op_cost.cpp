@@ -459,3 +459,27 @@ ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
 }
 
 }  // namespace clustersim
+
+namespace clustersim {
+
+std::vector<StreamedPiece> OpCostModel::streamed_pieces(double weight_bytes, double gradient_bytes) const {
+  const ParameterCount pc = parameter_count(s_.model);
+  std::vector<StreamedPiece> pieces;
+  const auto piece = [&](double count, const OpCost& fwd, const OpCost& bwd, double params) {
+    if (count <= 0) return;
+    pieces.push_back({.count = count,
+                      .forward = fwd.compute,
+                      .backward = bwd.compute,
+                      .weights = Bytes(params * weight_bytes),
+                      .gradients = Bytes(params * gradient_bytes)});
+  };
+  piece(1, embed_fwd_, embed_bwd_, pc.embedding);
+  piece(pc.dense_layers, dense_.fwd, dense_.bwd, pc.per_layer);
+  piece(pc.moe_layers, moe_.fwd, moe_.bwd, pc.moe_layer_shared + pc.moe_layer_experts);
+  OpCost head_bwd = head_bwd_input_;
+  head_bwd += head_bwd_weight_;
+  piece(1, head_fwd_, head_bwd, pc.head);
+  return pieces;
+}
+
+}  // namespace clustersim

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <memory>
+#include <vector>
+
 #include "models/transformer_cost.hpp"
+#include "models/weight_streaming.hpp"
 
 #include "sim/collectives/topology_collectives.hpp"
 #include "sim/core/units.hpp"
@@ -70,6 +73,10 @@ class OpCostModel {
   [[nodiscard]] Seconds moe_dispatch_time() const { return moe_dispatch_; }
   /// Token load of the busiest expert-parallel rank over the mean (1 for dense models).
   [[nodiscard]] double moe_load() const { return shape_.moe_load; }
+  /// Weight streaming (wafer-scale systems): the model's pieces in forward order — the embedding, the
+  /// dense and MoE layers, the head — with their compute per micro-batch and the bytes streamed per
+  /// pass (weights at `weight_bytes` per parameter in, gradients at `gradient_bytes` out).
+  [[nodiscard]] std::vector<StreamedPiece> streamed_pieces(double weight_bytes, double gradient_bytes) const;
   /// The collective model of the cluster's topology (explicit or derived; topology_collectives.hpp).
   [[nodiscard]] const TopologyCollectives& topology() const { return *topo_; }
 

@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <optional>
+
+#include "models/weight_streaming.hpp"
 #include "schedules/pipeline_schedule.hpp"
 #include "sim/graph/op_cost.hpp"
 
@@ -42,6 +45,21 @@ struct StepNode {
   int cost = -1;                 // index into StepGraph::costs (time split by cause), -1 if none
 };
 
+/// Weight streaming of a wafer-scale step (models/weight_streaming.hpp): one micro-batch's passes and
+/// the step boundary, as the graph's forward/backward ops and its one sync node carry them.
+struct StreamingStep {
+  StreamedPass forward;   // per micro-batch
+  StreamedPass backward;  // per micro-batch
+  Seconds boundary{0};    // fill + drain + tree latency, once per step (the graph's dp_sync node)
+  int microbatches = 0;
+  int systems = 0;
+  BytesPerSecond bandwidth{0};
+  Bytes weights{0};            // streamed per pass (whole model)
+  Bytes gradients{0};          // streamed out per backward pass
+  Bytes largest_piece{0};      // weights of the largest piece (SRAM double buffer)
+  Bytes largest_piece_grads{0};
+};
+
 struct StepGraph {
   ScheduleSpec schedule;
   std::vector<StepNode> nodes;
@@ -56,6 +74,7 @@ struct StepGraph {
   // before overlap, and that rank's token load over the mean (0 and 1 for dense models).
   Seconds moe_all_to_all{0};
   double moe_load = 1.0;
+  std::optional<StreamingStep> streaming;  // wafer-scale systems (weight streaming)
 };
 
 /// Builds the step graph of a validated scenario (sim/config has checked that its schedule can be built).

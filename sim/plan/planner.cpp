@@ -48,7 +48,11 @@ class Evaluator {
     Slot slot;
     Scenario s = base_;
     apply(st, s);
-    if (estimated_peak_memory(s) > s.cluster.node.device.memory_capacity) return slot;
+    // The pre-filter counts device-resident states; weight streaming keeps them in MemoryX, so wafer
+    // strategies go straight to the step model, which checks the SRAM and MemoryX.
+    if (!s.cluster.node.weight_streaming && estimated_peak_memory(s) > s.cluster.node.device.memory_capacity) {
+      return slot;
+    }
     try {
       Prediction p;
       if (use_predict_) {

@@ -48,7 +48,11 @@ void add_training_choices(const Scenario& base, const SearchBounds& b, const Lay
             }
           }
         }
+        // Wafer-scale systems stream their weights and run data parallel only (docs/wafer_scale.md).
+        const bool wafer = base.cluster.node.fabric == NodeFabric::wafer;
+        if (wafer && (l.tp != 1 || l.pp != 1 || l.cp != 1 || zero != 0)) continue;
         for (const auto& [ep, etp] : experts) {
+          if (wafer && ep != 1) continue;
           for (int sp = 0; sp < (l.tp > 1 && b.vary_sequence_parallel && !moe.enabled() ? 2 : 1); ++sp) {
             Strategy st{l.nodes, l.tp, l.pp, l.dp, l.cp, vp, ep, etp, mb, rc, zero, kind, sp == 1};
             if (!b.vary_sequence_parallel) st.sequence_parallel = l.tp > 1 && base.parallelism.sequence_parallel;

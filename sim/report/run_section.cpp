@@ -10,6 +10,7 @@
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/run/run_model.hpp"
+#include "sim/run/spot_model.hpp"
 
 namespace clustersim {
 namespace {
@@ -84,6 +85,58 @@ std::string what_if_text(const std::vector<run::WhatIfRow>& rows, Seconds used, 
     const bool is_used = std::abs(interval / used.value() - 1.0) < 1e-9;
     out += fmt::format("  {:<14}{}    {}{}\n", human(Seconds(interval)), cell(pair.first), cell(pair.second),
                        is_used ? "   <- used" : "");
+  }
+  return out;
+}
+
+nlohmann::json spot_json(const run::SpotResult& r) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const run::SpotGroupSpec& g : r.inputs.spot.groups) {
+    groups.push_back({{"name", g.name},
+                      {"nodes", g.nodes},
+                      {"mean_time_to_preemption_s", g.mean_time_to_preemption.value()},
+                      {"notice_s", g.notice.value()},
+                      {"capacity_return_s", g.capacity_return.value()},
+                      {"price_usd_per_device_hour", g.price}});
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const run::SpotRow& w : r.rows) {
+    rows.push_back({{"capacity", w.capacity},
+                    {"checkpoint_on_notice", w.checkpoint_on_notice},
+                    {"trials", w.trials},
+                    {"wall_time_s", summary_json(w.wall_s)},
+                    {"cost_usd", summary_json(w.cost_usd)},
+                    {"preemptions", w.preemptions_mean},
+                    {"lost_work_s", w.lost_work_s_mean},
+                    {"degraded_s", w.degraded_s_mean},
+                    {"waiting_s", w.waiting_s_mean}});
+  }
+  return {{"groups", groups},
+          {"on_demand_price_usd_per_device_hour", r.inputs.spot.on_demand_price},
+          {"work_s", r.inputs.work.value()},
+          {"checkpoint_write_s", r.inputs.notice_write.value()},
+          {"restart_s", r.inputs.restart.value()},
+          {"rows", rows}};
+}
+
+std::string spot_text(const run::SpotResult& r) {
+  std::string out = "what-if: spot vs on-demand capacity (hardware failures not included; elastic DP)\n";
+  for (const run::SpotGroupSpec& g : r.inputs.spot.groups) {
+    out += fmt::format("  group {:<12} {} nodes, preempted every {} per node, notice {}, capacity back in {}, "
+                       "{:.2f} USD/device-h\n",
+                       g.name.empty() ? "-" : g.name, g.nodes, human(g.mean_time_to_preemption), human(g.notice),
+                       human(g.capacity_return), g.price);
+  }
+  out += fmt::format("  {:<28}{:>10} {:>10}  {:>14} {:>14}  {:>11}  {:>9}\n", "capacity", "wall", "p90 wall",
+                     "cost", "p90 cost", "preemptions", "lost work");
+  for (const run::SpotRow& w : r.rows) {
+    const std::string label =
+        w.capacity == "spot" ? fmt::format("spot, {} on notice", w.checkpoint_on_notice ? "checkpoint" : "no checkpoint")
+                             : fmt::format("on-demand ({:.2f} USD/device-h)", r.inputs.spot.on_demand_price);
+    out += fmt::format("  {:<28}{:>10} {:>10}  {:>14} {:>14}  {:>11.1f}  {:>9}\n", label, human(Seconds(w.wall_s.mean)),
+                       human(Seconds(w.wall_s.p90)), fmt::format("{:.4g} USD", w.cost_usd.mean),
+                       fmt::format("{:.4g} USD", w.cost_usd.p90), w.preemptions_mean,
+                       human(Seconds(w.lost_work_s_mean)));
   }
   return out;
 }
@@ -208,6 +261,17 @@ void add_run_section(const Scenario& s, Prediction& p,
   p.run_json = run_report_json(*s.run, result);
   p.run_json["tokens"] = static_cast<double>(result.steps) * job.tokens_per_step;
   p.run_text = run_report_text(*s.run, result);
+  if (s.run->spot) {
+    const run::RunPlan plan = run::make_run_plan(*s.run, job);
+    const std::vector<FieldProblem> problems = run::validate_spot_against_job(*s.run, job, plan);
+    if (!problems.empty()) {
+      throw ConfigError(
+          config::run_diagnostics(problems, s.source_file.empty() ? "<experiment>" : s.source_file));
+    }
+    const run::SpotResult spot = run::evaluate_spot(*s.run, job, plan);
+    p.run_json["spot"] = spot_json(spot);
+    p.run_text += spot_text(spot);
+  }
   p.run = std::move(result);
 }
 

@@ -89,6 +89,21 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
                 {"total_parameters", parameter_count(s.model).total()},
                 {"active_parameters", active_parameters(s.model)}};
   }
+  if (r.streaming) {
+    const StreamingResult& x = *r.streaming;
+    j["weight_streaming"] = {{"bound", x.stream_bound() ? "streaming" : "compute"},
+                             {"compute_s", x.compute.value()},
+                             {"streaming_s", x.streaming.value()},
+                             {"exposed_s", x.exposed.value()},
+                             {"boundary_s", x.boundary.value()},
+                             {"passes", 2 * x.microbatches},
+                             {"bandwidth_bytes_per_s", x.bandwidth.value()},
+                             {"bandwidth_assumed_from_nics", s.cluster.node.weight_streaming->bandwidth_derived},
+                             {"weights_per_pass_bytes", x.weights.value()},
+                             {"memoryx_bytes", x.memoryx.value()},
+                             {"memoryx_capacity_bytes", x.memoryx_capacity.value()},
+                             {"memoryx_fits", x.memoryx <= x.memoryx_capacity}};
+  }
   nlohmann::json stages = nlohmann::json::array();
   for (const StageSummary& st : r.stages) {
     stages.push_back({{"compute_s", st.compute.value()},
@@ -172,7 +187,30 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   line("HFU", fmt::format("{:.1f} %", 100.0 * r.hfu));
   line("pipeline bubble", fmt::format("{:.1f} % of step time (textbook (p-1)/(v*m+p-1): {:.1f} %)",
                                       100.0 * r.bubble_fraction, 100.0 * r.bubble_fraction_textbook));
-  out += fmt::format("memory per device (stage {}, the fullest)\n", r.memory_stage);
+  if (r.streaming) {
+    const StreamingResult& x = *r.streaming;
+    out += "weight streaming (MemoryX -> SwarmX -> wafer; data parallel only)\n";
+    line("bound", fmt::format("{}: compute {} vs stream {} per step", x.stream_bound() ? "streaming" : "compute",
+                              secs(x.compute), secs(x.streaming)));
+    const WeightStreamingSpec& ws = *s.cluster.node.weight_streaming;
+    line("stream bandwidth",
+         fmt::format("{:.1f} GB/s per system, per direction{}", x.bandwidth.value() / 1e9,
+                     ws.bandwidth_derived ? fmt::format(" (assumed: the node's {} NICs x {:.1f} GB/s x efficiency {:g})",
+                                                        s.cluster.node.nics, s.cluster.node.nic.bandwidth.value() / 1e9,
+                                                        s.cluster.node.nic.efficiency)
+                                          : ""));
+    if (ws.hop_latency_derived) line("tree hop latency", fmt::format("{} (assumed: the NIC latency)", secs(ws.hop_latency)));
+    line("streamed per pass", fmt::format("{} weights, {} passes per step (fwd + bwd per micro-batch)",
+                                          gib(x.weights), 2 * x.microbatches));
+    line("stream exposed", fmt::format("{} (of which step boundary: fill + drain + tree latency {})",
+                                       secs(x.exposed), secs(x.boundary)));
+    line("MemoryX", fmt::format("{} of {} (weights, gradients, optimizer states) — {}", gib(x.memoryx),
+                                gib(x.memoryx_capacity),
+                                x.memoryx <= x.memoryx_capacity ? "fits" : "DOES NOT FIT"));
+    out += "memory per system (on-wafer SRAM: activations and the streamed pieces in flight)\n";
+  } else {
+    out += fmt::format("memory per device (stage {}, the fullest)\n", r.memory_stage);
+  }
   line("weights", gib(r.memory.weights));
   line("gradients", gib(r.memory.gradients));
   line("optimizer states", gib(r.memory.optimizer));
@@ -180,7 +218,7 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   line("other (runtime, buffers)", gib(r.memory.other));
   const double headroom = r.memory_capacity.value() - r.memory.total().value();
   line("total", fmt::format("{} of {} — {}", gib(r.memory.total()), gib(r.memory_capacity),
-                            r.fits ? fmt::format("fits, {} free", gib(Bytes(headroom)))
+                            headroom >= 0 ? fmt::format("fits, {} free", gib(Bytes(headroom)))
                                    : fmt::format("DOES NOT FIT by {}", gib(Bytes(-headroom)))));
   out += fmt::format("communication exposed (critical stage {})\n", r.critical_stage);
   line("tensor parallel", secs(r.comm_exposed.tp));

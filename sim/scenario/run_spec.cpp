@@ -98,6 +98,21 @@ void validate_stragglers(Checker& c, const StragglerSpec& s) {
   }
 }
 
+void validate_spot(Checker& c, const SpotSpec& s) {
+  if (s.groups.empty()) c.fail("spot.groups", "give at least one group of spot nodes");
+  c.non_negative("spot.on_demand_price", s.on_demand_price);
+  for (std::size_t i = 0; i < s.groups.size(); ++i) {
+    const SpotGroupSpec& g = s.groups[i];
+    const std::string base = fmt::format("spot.groups[{}]", i);
+    if (g.nodes <= 0) c.fail(base + ".nodes", "must be > 0, got " + std::to_string(g.nodes));
+    if (!(g.mean_time_to_preemption.value() > 0.0) || std::isinf(g.mean_time_to_preemption.value()))
+      c.fail(base + ".mean_time_to_preemption", "must be a finite time > 0, got " + num(g.mean_time_to_preemption.value()));
+    c.non_negative(base + ".notice", g.notice.value());
+    c.non_negative(base + ".capacity_return", g.capacity_return.value());
+    c.non_negative(base + ".price", g.price);
+  }
+}
+
 }  // namespace
 
 std::vector<FieldProblem> RunSpec::validate() const {
@@ -116,6 +131,7 @@ std::vector<FieldProblem> RunSpec::validate() const {
   validate_checkpoint(c, checkpoint);
   validate_recovery(c, recovery);
   validate_stragglers(c, stragglers);
+  if (spot) validate_spot(c, *spot);
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/core/diagnostics.hpp"
@@ -71,6 +72,26 @@ struct StragglerSpec {
   double lognormal_sigma = 0.0;  // >= 0
 };
 
+/// One group of spot / preemptible nodes (docs/reliability.md, "Spot capacity"): each node of the group
+/// is preempted after an exponential time with mean `mean_time_to_preemption`, with `notice` of warning;
+/// its capacity comes back after an exponential time with mean `capacity_return` (0: at once).
+struct SpotGroupSpec {
+  std::string name;
+  int nodes = 0;                          // > 0; groups take the job's nodes in order
+  Seconds mean_time_to_preemption{0};     // per node, > 0
+  Seconds notice{0};                      // >= 0
+  Seconds capacity_return{0};             // mean, >= 0
+  double price = 0;                       // USD per device-hour, >= 0
+};
+
+/// Spot capacity: node groups that can be preempted, on-demand price of the other nodes and of the
+/// comparison run. The job continues elastically with the DP replicas that have all their nodes.
+struct SpotSpec {
+  std::vector<SpotGroupSpec> groups;  // at least one
+  double on_demand_price = 0;         // USD per device-hour, >= 0
+  bool checkpoint_on_notice = true;   // write a checkpoint in the notice window when it fits
+};
+
 struct RunSpec {
   std::optional<double> tokens;       // tokens to train (exactly one of tokens / steps), > 0
   std::optional<std::int64_t> steps;  // optimizer steps to train, > 0
@@ -81,6 +102,7 @@ struct RunSpec {
   CheckpointSpec checkpoint;
   RecoverySpec recovery;
   StragglerSpec stragglers;
+  std::optional<SpotSpec> spot;
 
   /// Per-field checks. Fields: "" (neither or both of tokens and steps), tokens, steps, trials,
   /// what_if_trials, failures[<class>].<FailureClassSpec member> (class as to_string(ComponentClass)),
