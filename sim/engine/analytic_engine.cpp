@@ -1,4 +1,5 @@
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/engine/dp_mode_effect.hpp"
 
 #include <algorithm>
 
@@ -220,6 +221,7 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   r.memory_capacity = s.cluster.node.device.memory_capacity;
   r.fits = r.memory.total() <= r.memory_capacity;
   r.timeline = std::move(timeline);
+  apply_dp_mode(s, g, r);
   return r;
 }
 
