@@ -13,7 +13,7 @@ for f in configs/experiments/*.json; do
   "$cli" run "$name" --format json > "tests/golden/$name.json"
 done
 # Flow-engine goldens: keep this list in sync with tests/golden/CMakeLists.txt.
-for name in gpt2-1b-a100-8gpu llama2-70b-h100-dragonfly; do
+for name in gpt2-1b-a100-8gpu gpt2-1b-ps-a100-32 llama2-70b-h100-dragonfly; do
   "$cli" run "$name" --engine flow --format json > "tests/golden/flow/$name.json"
 done
 git status --short tests/golden

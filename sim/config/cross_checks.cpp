@@ -35,6 +35,7 @@ class Checker {
   void check_experts();
   void check_wafer();
   void check_schedule();
+  void check_dp_mode();
 
  private:
   Scenario& s_;
@@ -325,6 +326,72 @@ void Checker::check_schedule() {
   if (!is_valid(spec)) error("/parallelism/schedule", check(spec).front());
 }
 
+// Data-parallel modes (docs/data_parallel_modes.md): a parameter-server worker is one device holding the
+// whole model (tensor, pipeline, context and expert parallel workers and ZeRO sharding are not modelled);
+// local SGD keeps a full optimizer per replica (no ZeRO sharding across the replicas it averages).
+void Checker::check_dp_mode() {
+  const auto& p = s_.parallelism;
+  const DpModeSpec& d = p.data_parallel;
+  if (d.mode == DpMode::allreduce || !usable({"/parallelism/dp_mode"})) return;
+  const std::string mode(name_of(dp_mode_names(), d.mode));
+  if (d.uses_servers()) {
+    const auto one = [&](std::string_view key, int value) {
+      if (value != 1 && usable({fmt::format("/parallelism/{}", key)})) {
+        error(fmt::format("/parallelism/{}", key),
+              fmt::format("dp_mode {} needs {} = 1 (got {}): a parameter-server worker is one device "
+                          "holding the whole model; tensor, pipeline, context or expert parallel workers "
+                          "are not modelled",
+                          mode, key, value));
+      }
+    };
+    one("tp", p.tp);
+    one("pp", p.pp);
+    one("cp", p.cp);
+    one("ep", p.ep);
+    if (p.zero_stage != 0 && usable({"/parallelism/zero_stage", "/parallelism/fsdp"})) {
+      error("/parallelism/zero_stage",
+            fmt::format("dp_mode {} keeps the optimizer on the servers; ZeRO stage {} shards it over the "
+                        "workers instead: set zero_stage 0",
+                        mode, p.zero_stage));
+    }
+    if (d.placement == ServerPlacement::colocated && d.servers > s_.cluster.nodes &&
+        usable({"/parallelism/ps_servers", "/cluster/nodes"})) {
+      error("/parallelism/ps_servers",
+            fmt::format("{} colocated servers on {} nodes: at most one server shard per node",
+                        d.servers, s_.cluster.nodes));
+    }
+    const bool no_nic = s_.cluster.node.nics <= 0 || s_.cluster.node.nic.bandwidth.value() <= 0;
+    if (no_nic && usable({"/cluster/node/nics"})) {
+      if (d.placement == ServerPlacement::colocated) {
+        error("/parallelism/ps_placement",
+              "colocated servers use their device's NIC, but the node has no NICs (cluster/node/nics = 0)");
+      } else {
+        error("/cluster/node/nics",
+              fmt::format("dp_mode {}: workers reach the servers through their node's NICs, but the node "
+                          "has none",
+                          mode));
+      }
+    }
+  }
+  if (s_.training.compression.scheme != CompressionScheme::none && usable({"/compression/scheme"})) {
+    error("/compression/scheme",
+          fmt::format("gradient compression is modelled on the all-reduce only, not with dp_mode {}", mode));
+  }
+  if (d.mode == DpMode::local_sgd) {
+    if (p.zero_stage != 0 && usable({"/parallelism/zero_stage", "/parallelism/fsdp"})) {
+      error("/parallelism/zero_stage",
+            fmt::format("dp_mode local_sgd: each replica steps its own optimizer between averagings, so its "
+                        "states cannot be ZeRO-sharded across the replicas (zero_stage {}): set zero_stage 0",
+                        p.zero_stage));
+    }
+    if (p.dp % d.datacenters != 0 && usable({"/parallelism/datacenters", "/parallelism/dp"})) {
+      error("/parallelism/datacenters",
+            fmt::format("{} datacenters do not divide the {} data-parallel replicas evenly", d.datacenters,
+                        p.dp));
+    }
+  }
+}
+
 }  // namespace
 
 void finalize_scenario(Scenario& s, ReadContext& ctx) {
@@ -343,6 +410,7 @@ void finalize_scenario(Scenario& s, ReadContext& ctx) {
   c.check_experts();
   c.check_wafer();
   c.check_schedule();
+  c.check_dp_mode();
 }
 
 }  // namespace clustersim::config

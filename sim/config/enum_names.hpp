@@ -41,6 +41,14 @@ inline constexpr std::array<EnumName<PositionKind>, 2> kPositionNames{
 inline constexpr std::array<EnumName<Duplex>, 2> kDuplexNames{
     {{"full", Duplex::full}, {"half", Duplex::half}}};
 
+inline constexpr std::array<EnumName<DpMode>, 5> kDpModeNames{{{"allreduce", DpMode::allreduce},
+                                                                {"parameter_server", DpMode::parameter_server},
+                                                                {"async", DpMode::async},
+                                                                {"ssp", DpMode::ssp},
+                                                                {"local_sgd", DpMode::local_sgd}}};
+inline constexpr std::array<EnumName<ServerPlacement>, 2> kServerPlacementNames{
+    {{"dedicated", ServerPlacement::dedicated}, {"colocated", ServerPlacement::colocated}}};
+
 inline constexpr auto kPrecisionChoices = choices_of(kPrecisionNames);
 inline constexpr auto kScheduleChoices = choices_of(kScheduleNames);
 inline constexpr auto kFabricChoices = choices_of(kFabricNames);
@@ -50,12 +58,20 @@ inline constexpr auto kMlpChoices = choices_of(kMlpNames);
 inline constexpr auto kNormChoices = choices_of(kNormNames);
 inline constexpr auto kPositionChoices = choices_of(kPositionNames);
 inline constexpr auto kDuplexChoices = choices_of(kDuplexNames);
+inline constexpr auto kDpModeChoices = choices_of(kDpModeNames);
+inline constexpr auto kServerPlacementChoices = choices_of(kServerPlacementNames);
 inline constexpr auto kTopologyChoices =
     std::to_array<std::string_view>({"fat-tree", "torus", "dragonfly", "single-node"});
 inline constexpr auto kEngineChoices = std::to_array<std::string_view>({"analytic", "flow"});
 
 inline std::span<const EnumName<Precision>> precision_names() {
   return kPrecisionNames;
+}
+inline std::span<const EnumName<DpMode>> dp_mode_names() {
+  return kDpModeNames;
+}
+inline std::span<const EnumName<ServerPlacement>> server_placement_names() {
+  return kServerPlacementNames;
 }
 inline std::span<const EnumName<ScheduleKind>> schedule_names() {
   return kScheduleNames;

@@ -96,6 +96,62 @@ constexpr Field kParallelismFields[] = {
          "or one flat ring, every rank moving the whole buffer through its own NIC (docs/collectives.md)",
      .fallback = "\"hierarchical\"",
      .choices = kDpCollectives},
+    {.key = "dp_mode",
+     .kind = FieldKind::choice,
+     .doc = "how data-parallel replicas combine gradients: synchronous all-reduce, a synchronous parameter "
+            "server, asynchronous SGD through the servers, stale-synchronous (ssp) with staleness_bound, or "
+            "local SGD / DiLoCo averaging every local_sgd_steps (docs/data_parallel_modes.md)",
+     .fallback = "\"allreduce\"",
+     .choices = kDpModeChoices},
+    {.key = "ps_servers",
+     .kind = FieldKind::integer,
+     .doc = "parameter-server shards (parameter_server, async, ssp); each holds 1/servers of the parameters",
+     .fallback = "1",
+     .ints = kPositive},
+    {.key = "ps_placement",
+     .kind = FieldKind::choice,
+     .doc = "server shards on server nodes of their own (with ps_server_nic each) or on the first device of "
+            "evenly spaced worker nodes, sharing that device's NIC (at most one shard per node)",
+     .fallback = "\"dedicated\"",
+     .choices = kServerPlacementChoices},
+    {.key = "ps_server_nic",
+     .kind = FieldKind::quantity,
+     .doc = "NIC bandwidth of one dedicated server, per direction",
+     .fallback = "derived: the worker node's NIC bandwidth × nics × nic efficiency",
+     .dimension = Dimension::bandwidth},
+    {.key = "staleness_bound",
+     .kind = FieldKind::integer,
+     .doc = "ssp: a worker at clock c waits until every worker reached clock c − s (Ho et al. 2013)",
+     .fallback = "3",
+     .ints = {.min = 0, .max = 1000000}},
+    {.key = "worker_step_cv",
+     .kind = FieldKind::number,
+     .doc = "async and ssp: coefficient of variation of one worker's compute time per step (lognormal), "
+            "the source of the staleness spread",
+     .fallback = "0",
+     .numbers = {.min = 0, .max = 10}},
+    {.key = "local_sgd_steps",
+     .kind = FieldKind::integer,
+     .doc = "local_sgd: H, inner steps between two averagings of the parameters (DiLoCo's H)",
+     .fallback = "1",
+     .ints = {.min = 1, .max = 1000000}},
+    {.key = "datacenters",
+     .kind = FieldKind::integer,
+     .doc = "local_sgd: sites the data-parallel replicas are split over evenly; the averaging crosses "
+            "cross_dc_bandwidth between them",
+     .fallback = "1",
+     .ints = kPositive},
+    {.key = "cross_dc_bandwidth",
+     .kind = FieldKind::quantity,
+     .doc = "local_sgd with datacenters > 1: bandwidth of one site's link to the others, per direction",
+     .fallback = "",
+     .dimension = Dimension::bandwidth},
+    {.key = "cross_dc_latency",
+     .kind = FieldKind::quantity,
+     .doc = "local_sgd with datacenters > 1: one-way latency between sites",
+     .fallback = "\"0 s\"",
+     .dimension = Dimension::time,
+     .rule = QuantityRule::non_negative},
 };
 
 constexpr Field kTrainingFields[] = {
@@ -160,6 +216,45 @@ constexpr Field kTrainingFields[] = {
      .fallback = "false"},
 };
 
+// dp_mode and the keys of its mode; a key of another mode is an error at its own pointer.
+void read_dp_mode(ObjectReader& r, DpModeSpec& d) {
+  d.mode = r.enumeration("dp_mode", dp_mode_names());
+  const bool servers = d.uses_servers();
+  const bool local = d.mode == DpMode::local_sgd;
+  const bool mode_failed = r.context().failed(r.pointer_of("dp_mode"));
+  const auto only = [&](std::string_view key, bool allowed, std::string_view modes) {
+    if (r.has(key) && !allowed && !mode_failed) {
+      r.error(key, fmt::format("only used with dp_mode {} (dp_mode is \"{}\")", modes,
+                               name_of(dp_mode_names(), d.mode)));
+    }
+  };
+  only("ps_servers", servers, "parameter_server, async or ssp");
+  only("ps_placement", servers, "parameter_server, async or ssp");
+  only("ps_server_nic", servers, "parameter_server, async or ssp");
+  only("staleness_bound", d.mode == DpMode::ssp, "ssp");
+  only("worker_step_cv", d.mode == DpMode::ssp || d.mode == DpMode::async, "async or ssp");
+  only("local_sgd_steps", local, "local_sgd");
+  only("datacenters", local, "local_sgd");
+  only("cross_dc_bandwidth", local, "local_sgd");
+  only("cross_dc_latency", local, "local_sgd");
+  d.servers = r.integer("ps_servers");
+  d.placement = r.enumeration("ps_placement", server_placement_names());
+  d.server_nic = BytesPerSecond(r.get_quantity("ps_server_nic").value_or(0.0));
+  if (r.has("ps_server_nic") && d.placement == ServerPlacement::colocated) {
+    r.error("ps_server_nic", "colocated servers use their device's NIC; ps_server_nic is for dedicated servers");
+  }
+  d.staleness = r.integer("staleness_bound");
+  d.worker_cv = r.number("worker_step_cv");
+  d.local_steps = r.integer("local_sgd_steps");
+  d.datacenters = r.integer("datacenters");
+  d.cross_dc_bandwidth = BytesPerSecond(r.get_quantity("cross_dc_bandwidth").value_or(0.0));
+  d.cross_dc_latency = r.quantity<Seconds>("cross_dc_latency");
+  if (local && d.datacenters > 1 && !r.has("cross_dc_bandwidth")) {
+    r.error("datacenters", fmt::format("{} datacenters need cross_dc_bandwidth (the link between sites)",
+                                       d.datacenters));
+  }
+}
+
 }  // namespace
 
 const Section kParallelismSection{"parallelism", "/parallelism", "how the model is split over the devices",
@@ -210,6 +305,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   } else {
     p.moe_overlap = p.schedule == ScheduleKind::dualpipe ? MoeOverlap::compute : MoeOverlap::none;
   }
+  read_dp_mode(r, p.data_parallel);
   return p;
 }
 

@@ -250,6 +250,28 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (p.ep_comm_sms > 0) j["parallelism"]["ep_comm_sms"] = p.ep_comm_sms;
   if (t.fp8_activation_cache) j["training"]["fp8_activation_cache"] = true;
   if (t.recompute_norm_mla_up) j["training"]["recompute_norm_mla_up"] = true;
+  const DpModeSpec& d = p.data_parallel;
+  if (d.mode != DpMode::allreduce) {
+    nlohmann::json& jp = j["parallelism"];
+    jp["dp_mode"] = name_of(dp_mode_names(), d.mode);
+    if (d.uses_servers()) {
+      jp["ps_servers"] = d.servers;
+      jp["ps_placement"] = name_of(server_placement_names(), d.placement);
+      if (d.placement == ServerPlacement::dedicated && d.server_nic.value() > 0) {
+        jp["ps_server_nic"] = text(d.server_nic.value(), Dimension::bandwidth);
+      }
+    }
+    if (d.mode == DpMode::ssp) jp["staleness_bound"] = d.staleness;
+    if (d.mode == DpMode::ssp || d.mode == DpMode::async) jp["worker_step_cv"] = d.worker_cv;
+    if (d.mode == DpMode::local_sgd) {
+      jp["local_sgd_steps"] = d.local_steps;
+      jp["datacenters"] = d.datacenters;
+      if (d.datacenters > 1) {
+        jp["cross_dc_bandwidth"] = text(d.cross_dc_bandwidth.value(), Dimension::bandwidth);
+        jp["cross_dc_latency"] = text(d.cross_dc_latency.value(), Dimension::time);
+      }
+    }
+  }
   if (!s.stragglers.empty()) j["stragglers"] = stragglers_to_json(s.stragglers);
   if (s.flow.leaf_nodes != FlowSettings{}.leaf_nodes || !s.flow.symmetry_reduction) {
     j["flow"] = {{"leaf_nodes", s.flow.leaf_nodes}, {"symmetry_reduction", s.flow.symmetry_reduction}};

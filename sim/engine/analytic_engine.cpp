@@ -1,4 +1,5 @@
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/engine/dp_mode_effect.hpp"
 
 #include <algorithm>
 
@@ -279,6 +280,7 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   r.fits = r.memory.total() <= r.memory_capacity;
   if (g.streaming) summarize_streaming(s, *g.streaming, r);
   r.timeline = std::move(timeline);
+  apply_dp_mode(s, g, r);
   return r;
 }
 

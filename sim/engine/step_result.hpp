@@ -8,6 +8,7 @@
 
 #include "models/memory_model.hpp"
 #include "sim/core/units.hpp"
+#include "sim/engine/async_sgd.hpp"
 #include "sim/graph/step_graph.hpp"
 
 namespace clustersim {
@@ -54,6 +55,41 @@ struct StreamingResult {
   [[nodiscard]] bool stream_bound() const { return streaming > compute; }
 };
 
+/// Data-parallel mode figures (dp_mode other than allreduce; docs/data_parallel_modes.md). Times in s.
+struct DataParallelResult {
+  DpMode mode = DpMode::allreduce;
+  int workers = 0;
+  // Parameter-server modes.
+  int servers = 0;
+  bool colocated = false;
+  Seconds round{0};              // push + pull of one synchronous round as the engine ran it
+  Seconds round_closed_form{0};  // the same from parameter_server.hpp
+  Seconds server_time{0};        // closed form: server-NIC-bound part of a round (push + pull)
+  Seconds worker_time{0};        // closed form: worker-NIC-bound part of a round
+  bool server_bound = false;
+  BytesPerSecond server_nic{0};  // per server, per direction, after efficiency
+  Bytes server_bytes_per_round{0};
+  double server_nic_utilisation = 0;  // bytes through a server NIC / (bandwidth · time), busier direction
+  double server_update_capacity = 0;  // updates/s the server shards absorb (N / round)
+  double server_nic_busy = 0;         // fraction of time the server NICs run at full rate:
+                                      // updates/s × server_time / N
+  // async / ssp (async_sgd.hpp).
+  Seconds compute{0};            // a worker's step without push/pull
+  double worker_cv = 0;
+  int staleness_bound = -1;      // ssp bound, -1 for async
+  double updates_per_s = 0;
+  Seconds worker_cycle{0};
+  double waiting_fraction = 0;
+  LagSummary clock_lag, update_lag;
+  int simulated_updates = 0;
+  // local_sgd.
+  int local_steps = 1;
+  int datacenters = 1;
+  Seconds averaging{0};          // one averaging (all-reduce + cross-datacentre exchange), critical stage
+  Seconds amortised{0};          // averaging / H: what each step carries
+  Bytes outer_state{0};          // per device: fp32 anchor copy and outer momentum
+};
+
 struct StepResult {
   std::string engine;
   int devices = 0;
@@ -81,6 +117,7 @@ struct StepResult {
   /// The graph `timeline` belongs to, as the engine evaluated it (device stragglers applied), when the
   /// engine kept it (analytic engine); consumers reuse it instead of rebuilding the graph.
   std::shared_ptr<const StepGraph> graph;
+  DataParallelResult data_parallel;    // mode figures (mode allreduce: nothing else set)
 };
 
 }  // namespace clustersim

@@ -7,6 +7,7 @@
 #include "schedules/pipeline_deps.hpp"
 #include "schedules/stage_op_cursor.hpp"
 #include "sim/collectives/compressed_sync.hpp"
+#include "sim/collectives/parameter_server.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/graph/step_graph.hpp"
 
@@ -250,8 +251,23 @@ StepGraph build_step_graph(const Scenario& s) {
     g.nodes.push_back(opt);
     return g;
   }
+  const DpModeSpec& dm = par.data_parallel;
+  const bool local_sgd = dm.mode == DpMode::local_sgd;
+  // Local SGD across datacentres: after the averaging inside each site, the sites exchange the whole
+  // model once as a ring over their links (2(D−1)/D of it through each site's link, Patarasuk & Yuan
+  // 2009); every stage's sync shares that link, so each stage's part is the whole exchange.
+  Seconds cross_dc(0);
+  if (local_sgd && dm.datacenters > 1) {
+    const double D = dm.datacenters;
+    const ParameterCount pc = parameter_count(s.model);
+    const double all = pc.layers(pc.dense_layers, pc.moe_layers) + pc.embedding + pc.head;
+    cross_dc = Bytes(2.0 * (D - 1.0) / D * all * grad_elem) / dm.cross_dc_bandwidth +
+               dm.cross_dc_latency * (2.0 * (D - 1.0));
+  }
   for (int st = 0; st < p; ++st) {
     const std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
+    double stage_held = 0;
+    for (int c = 0; c < v; ++c) stage_held += chunk_parameters(s, roles[static_cast<std::size_t>(st * v + c)]).total();
     ChunkParameters stage_params;
     int last_dp = -1;
     Seconds codec(0);  // gradient compression encode/decode of this stage
@@ -262,7 +278,19 @@ StepGraph build_step_graph(const Scenario& s) {
       stage_params.dense += held.dense;
       stage_params.experts += held.experts;
       Seconds t(0);
-      if (dpg > 1 && par.zero_stage == 0 && tr.compression.scheme != CompressionScheme::none) {
+      if (dm.uses_servers()) {
+        // Push the gradient to the server shards, pull the updated weights (parameter_server.hpp).
+        t = ps_round(ps_shape(s, params)).total();
+      } else if (local_sgd) {
+        // Averaging every H steps (DiLoCo's outer step): the all-reduce of the parameters (the outer
+        // gradient θ_old − θ_new), and the sites' exchange, amortised over the H steps.
+        if (dpg > 1) t = model.dp_collective_time(CollectiveOp::all_reduce, Bytes(held.dense * grad_elem));
+        if (held.experts > 0 && edp > 1) {
+          t += model.expert_dp_collective_time(CollectiveOp::all_reduce, Bytes(held.experts * grad_elem));
+        }
+        if (stage_held > 0) t += cross_dc * (params / stage_held);
+        t = t / dm.local_steps;
+      } else if (dpg > 1 && par.zero_stage == 0 && tr.compression.scheme != CompressionScheme::none) {
         // Compressed sync: the compressed collectives on the DP channel; encode/decode runs on
         // the device's compute stream, charged before the optimizer below.
         const CompressedSyncCost cs =
@@ -321,7 +349,8 @@ StepGraph build_step_graph(const Scenario& s) {
       n.chunk = c;
       n.duration = t;
       n.dep = last_bwd;
-      n.starts_with_dep = tr.overlap_grad_reduce;
+      // Push/pull and the periodic averaging start once the step's gradients are final (not overlapped).
+      n.starts_with_dep = tr.overlap_grad_reduce && dm.mode == DpMode::allreduce;
       n.tail = t * std::min(1.0, kBucketElements / std::max(1.0, params));
       g.dp_comm_total += t;
       if (n.starts_with_dep && last_bwd >= 0) {
@@ -350,6 +379,18 @@ StepGraph build_step_graph(const Scenario& s) {
                                              : stage_params.total();
     Seconds opt =
         memory_pass_time(s.cluster.node.device, Bytes(shard * optimizer_bytes_per_param(tr))) + codec;
+    if (dm.uses_servers()) {
+      // The optimizer runs on the server shards: a colocated shard updates 1/servers of the parameters
+      // on its device (the slowest worker's step); dedicated servers' update is not charged (it is
+      // pipelined with the pushes per key range, Li et al. OSDI'14 §4).
+      opt = dm.placement == ServerPlacement::colocated
+                ? memory_pass_time(s.cluster.node.device,
+                                   Bytes(shard / dm.servers * optimizer_bytes_per_param(tr)))
+                : Seconds(0);
+    } else if (local_sgd) {
+      // DiLoCo's outer Nesterov step every H steps: read θ, the fp32 anchor and momentum, write all three.
+      opt += memory_pass_time(s.cluster.node.device, Bytes(shard * 24.0)) / dm.local_steps;
+    }
     if (par.zero_stage >= 1 && par.zero_stage < 3 && dpg > 1) {
       Seconds gather = model.dp_collective_time(CollectiveOp::all_gather, Bytes(stage_params.dense * weight_elem));
       if (stage_params.experts > 0 && edp > 1) {

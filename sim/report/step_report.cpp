@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/transformer_cost.hpp"
+#include "sim/config/enum_names.hpp"
 #include "sim/config/scenario_json.hpp"
 #include "sim/core/unit_parse.hpp"
 
@@ -53,6 +54,118 @@ double slowest_speed(const StragglerSet& st) {
 }
 
 }  // namespace
+
+namespace {
+
+nlohmann::json lag_json(const LagSummary& l) {
+  return {{"mean", l.mean}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}};
+}
+
+// Values of the data-parallel mode the input did not give (printed in the report as assumptions).
+std::vector<std::string> data_parallel_assumptions(const Scenario& s) {
+  const DpModeSpec& d = s.parallelism.data_parallel;
+  std::vector<std::string> a;
+  if (d.uses_servers()) {
+    a.emplace_back("push/pull start after the last backward (no overlap with the backward pass)");
+    a.emplace_back("the NIC protocol efficiency of the worker nodes applies to server NICs");
+    if (d.placement == ServerPlacement::dedicated) {
+      if (d.server_nic.value() <= 0) {
+        a.emplace_back("dedicated server NIC = one worker node's NICs (nics x NIC bandwidth)");
+      }
+      a.emplace_back("dedicated servers' optimizer update not charged (pipelined with the push per key range)");
+    }
+    if (d.mode != DpMode::parameter_server) {
+      a.emplace_back(fmt::format("worker compute time lognormal with coefficient of variation {:g}{}", d.worker_cv,
+                                 d.worker_cv == 0 ? " (identical workers)" : ""));
+      a.emplace_back("server shards serve one update at a time, FIFO; server time per update = round / workers");
+    }
+  }
+  if (d.mode == DpMode::local_sgd) {
+    a.emplace_back("the averaging is not overlapped with compute; its cost is spread evenly over the H steps");
+    a.emplace_back("outer optimizer: Nesterov momentum (DiLoCo), fp32 anchor and momentum, 24 B/parameter of "
+                   "HBM traffic per averaging");
+  }
+  return a;
+}
+
+}  // namespace
+
+nlohmann::json data_parallel_json(const Scenario& s, const DataParallelResult& d) {
+  nlohmann::json j;
+  j["mode"] = config::name_of(config::dp_mode_names(), d.mode);
+  j["workers"] = d.workers;
+  if (d.mode == DpMode::local_sgd) {
+    j["local_sgd_steps"] = d.local_steps;
+    j["datacenters"] = d.datacenters;
+    j["averaging_s"] = d.averaging.value();
+    j["amortised_sync_per_step_s"] = d.amortised.value();
+    j["outer_state_bytes"] = d.outer_state.value();
+  } else {
+    j["servers"] = d.servers;
+    j["placement"] = d.colocated ? "colocated" : "dedicated";
+    j["round_s"] = d.round.value();
+    j["round_closed_form_s"] = d.round_closed_form.value();
+    j["server_nic_time_s"] = d.server_time.value();
+    j["worker_nic_time_s"] = d.worker_time.value();
+    j["server_bound"] = d.server_bound;
+    j["server_nic_bandwidth_bytes_per_s"] = d.server_nic.value();
+    j["server_bytes_per_round"] = d.server_bytes_per_round.value();
+    j["server_nic_utilisation"] = d.server_nic_utilisation;
+    j["server_nic_busy_fraction"] = d.server_nic_busy;
+    j["server_update_capacity_per_s"] = d.server_update_capacity;
+    j["updates_per_s"] = d.updates_per_s;
+    if (d.mode != DpMode::parameter_server) {
+      j["compute_per_update_s"] = d.compute.value();
+      j["worker_step_cv"] = d.worker_cv;
+      if (d.staleness_bound >= 0) j["staleness_bound"] = d.staleness_bound;
+      j["worker_cycle_s"] = d.worker_cycle.value();
+      j["waiting_fraction"] = d.waiting_fraction;
+      j["staleness_clock_lag_steps"] = lag_json(d.clock_lag);
+      j["staleness_update_lag_steps"] = lag_json(d.update_lag);
+      j["simulated_updates"] = d.simulated_updates;
+    }
+  }
+  j["assumptions"] = data_parallel_assumptions(s);
+  return j;
+}
+
+std::string data_parallel_text(const Scenario& s, const DataParallelResult& d) {
+  std::string out;
+  auto line = [&out](std::string_view label, const std::string& value) {
+    out += fmt::format("  {:<28}{}\n", label, value);
+  };
+  out += fmt::format("data parallel mode: {}\n", config::name_of(config::dp_mode_names(), d.mode));
+  if (d.mode == DpMode::local_sgd) {
+    line("averaging", fmt::format("every {} steps, {:.4g} s each ({} datacentre{})", d.local_steps,
+                                  d.averaging.value(), d.datacenters, d.datacenters == 1 ? "" : "s"));
+    line("per step (amortised)", fmt::format("{:.4g} s = averaging / {}", d.amortised.value(), d.local_steps));
+    line("outer optimizer state", fmt::format("{:.2f} GiB per device", d.outer_state.value() / 1073741824.0));
+  } else {
+    line("servers", fmt::format("{} {} shard{} for {} workers", d.servers, d.colocated ? "colocated" : "dedicated",
+                                d.servers == 1 ? "" : "s", d.workers));
+    line("push + pull round",
+         fmt::format("{:.4g} s (closed form {:.4g} s: server NICs {:.4g} s, worker NICs {:.4g} s) — {}",
+                     d.round.value(), d.round_closed_form.value(), d.server_time.value(), d.worker_time.value(),
+                     d.server_bound ? "server-bound" : "worker-bound"));
+    line("server NICs", fmt::format("busy {:.1f} % of the time at full rate; utilisation {:.1f} % (busier direction: "
+                                    "pushes in, pulls out)",
+                                    100.0 * d.server_nic_busy, 100.0 * d.server_nic_utilisation));
+    line("updates", fmt::format("{:.4g} /s (servers absorb {:.4g} /s)", d.updates_per_s, d.server_update_capacity));
+    if (d.mode != DpMode::parameter_server) {
+      line("worker cycle", fmt::format("{:.4g} s ({:.4g} s compute){}", d.worker_cycle.value(), d.compute.value(),
+                                       d.staleness_bound >= 0
+                                           ? fmt::format(", {:.1f} % waiting on the slowest (bound s = {})",
+                                                         100.0 * d.waiting_fraction, d.staleness_bound)
+                                           : ""));
+      line("staleness (clock lag)", fmt::format("mean {:.2f}, p99 {:g}, max {:g} steps", d.clock_lag.mean,
+                                                d.clock_lag.p99, d.clock_lag.max));
+      line("staleness (update lag)", fmt::format("mean {:.2f}, p99 {:g}, max {:g} updates", d.update_lag.mean,
+                                                 d.update_lag.p99, d.update_lag.max));
+    }
+  }
+  for (const std::string& a : data_parallel_assumptions(s)) line("assumed", a);
+  return out;
+}
 
 nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs) {
   nlohmann::json j;
@@ -120,6 +233,7 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
                       {"memory_total_bytes", st.memory.total().value()}});
   }
   j["stages"] = std::move(stages);
+  if (r.data_parallel.mode != DpMode::allreduce) j["data_parallel"] = data_parallel_json(s, r.data_parallel);
   if (!s.stragglers.empty()) {
     // Link stragglers only act through contention, which the analytic engine does not model.
     j["stragglers"] = {{"devices", s.stragglers.devices.size()},
@@ -233,6 +347,7 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   }
   line("compute slowed by overlap",
        secs(r.stages[static_cast<std::size_t>(r.critical_stage)].overlap_slowdown));
+  if (r.data_parallel.mode != DpMode::allreduce) out += data_parallel_text(s, r.data_parallel);
   if (collective_model(r) == "topology") {
     const auto& spelled = s.cluster.comm.topology;
     line("collective model",

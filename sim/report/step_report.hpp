@@ -20,6 +20,9 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
 
 /// Human-readable summary with units.
 std::string step_report_text(const Scenario& s, const StepResult& r);
+/// The `data_parallel` block of a dp_mode other than allreduce (keys in docs/metrics.md) and its text.
+nlohmann::json data_parallel_json(const Scenario& s, const DataParallelResult& d);
+std::string data_parallel_text(const Scenario& s, const DataParallelResult& d);
 
 /// Flattens the scalar leaves of a JSON object into (dotted key, value text) pairs, in key order.
 std::vector<std::pair<std::string, std::string>> flatten_scalars(const nlohmann::json& j);

@@ -4,6 +4,7 @@
 // cross-field checks passed; consumers may rely on the invariants listed per field.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,32 @@ namespace clustersim {
 /// itself (DualPipe's paired forward/backward chunks; Megatron-Core's EP communication overlap).
 enum class MoeOverlap { none, shared_expert, compute };
 
+/// How data-parallel replicas combine their gradients (docs/data_parallel_modes.md):
+///   allreduce         synchronous all-reduce every step (Megatron/NCCL; the default)
+///   parameter_server  synchronous push/pull through sharded servers (Li et al., OSDI'14)
+///   async             asynchronous SGD: workers push and pull without waiting for each other
+///   ssp               stale-synchronous parallel with a staleness bound (Ho et al., NIPS'13)
+///   local_sgd         local SGD / DiLoCo: all-reduce of the parameters every H steps (Douillard et al. 2023)
+enum class DpMode : std::uint8_t { allreduce, parameter_server, async, ssp, local_sgd };
+/// Where parameter-server shards run: on server nodes of their own, or one shard on a worker device.
+enum class ServerPlacement : std::uint8_t { dedicated, colocated };
+
+struct DpModeSpec {
+  DpMode mode = DpMode::allreduce;
+  int servers = 1;                                      // parameter-server shards (> 0)
+  ServerPlacement placement = ServerPlacement::dedicated;
+  BytesPerSecond server_nic{0};                         // dedicated: per server, per direction (> 0)
+  int staleness = 0;                                    // ssp: bound s in clocks (>= 0)
+  double worker_cv = 0;                                 // coefficient of variation of a worker's compute
+  int local_steps = 1;                                  // local_sgd: H, steps between averagings (>= 1)
+  int datacenters = 1;                                  // local_sgd: sites the DP replicas split over
+  BytesPerSecond cross_dc_bandwidth{0};                 // per site, per direction (> 0 when datacenters > 1)
+  Seconds cross_dc_latency{0};
+  [[nodiscard]] bool uses_servers() const {
+    return mode == DpMode::parameter_server || mode == DpMode::async || mode == DpMode::ssp;
+  }
+};
+
 struct ParallelismSpec {
   int tp = 1, pp = 1, dp = 1, cp = 1;  // tp*pp*dp*cp == devices
   // Expert parallelism (Megatron-Core): inside a pipeline stage's tp·cp·dp ranks the routed experts are
@@ -48,6 +75,7 @@ struct ParallelismSpec {
   /// Transformer layers per virtual pipeline stage (pp·vp entries, virtual stage k = chunk·pp + stage,
   /// summing to the model's layers); empty = layers / (pp·vp) each (`pipeline_layers`).
   std::vector<int> pipeline_layers;
+  DpModeSpec data_parallel;  // dp_mode and its settings
 };
 
 struct TrainingSpec {

@@ -31,6 +31,8 @@ const char* link_class_name(LinkClass c) {
       return "dragonfly_local";
     case LinkClass::dragonfly_global:
       return "dragonfly_global";
+    case LinkClass::ps_server:
+      return "ps_server";
   }
   return "?";
 }
@@ -159,10 +161,58 @@ int FabricLayout::uplink_of_leaf(int leaf) const {
   return uplink_base_ + leaf;
 }
 
+int FabricLayout::add_servers(int count, BytesPerSecond bandwidth, Seconds latency) {
+  CS_ASSERT(count > 0 && bandwidth.value() > 0, "servers have NICs");
+  if (servers_ == 0) server_link_base_ = static_cast<int>(links_.size());
+  CS_ASSERT(server_link_base_ + servers_ == static_cast<int>(links_.size()), "server links are added last");
+  const int first = devices_ + servers_;
+  for (int k = 0; k < count; ++k) {
+    FabricLink l{fmt::format("ps{}.nic", servers_ + k), LinkClass::ps_server, bandwidth,
+                 topology_ ? latency : latency * 0.5};
+    l.private_link = false;
+    links_.push_back(std::move(l));
+  }
+  servers_ += count;
+  return first;
+}
+
+std::vector<DirectedLink> FabricLayout::to_core(int device) const {
+  if (!topology_) {
+    return {2 * nic_of(device), 2 * uplink_of_leaf(leaf_of_node(node_of(device)))};
+  }
+  std::vector<DirectedLink> up;
+  if (nodes_ <= 1) return up;
+  // The route to the same local device of the next node, through its first NIC uplink.
+  const int other = (node_of(device) + 1) % nodes_ * per_node_ + device % per_node_;
+  Route steps;
+  topology_->model().graph().route_into(device, other, steps);
+  for (const RouteStep& st : steps) {
+    up.push_back(2 * st.link + (st.forward ? 0 : 1));
+    if (links_[static_cast<std::size_t>(st.link)].cls == LinkClass::nic) break;
+  }
+  return up;
+}
+
 FabricRoute FabricLayout::route(int src, int dst) const {
-  CS_ASSERT(src != dst && src >= 0 && dst >= 0 && src < devices_ && dst < devices_,
-            "route between two devices");
+  CS_ASSERT(src != dst && src >= 0 && dst >= 0 && src < endpoints() && dst < endpoints(),
+            "route between two endpoints");
   FabricRoute r;
+  if (src >= devices_ || dst >= devices_) {
+    CS_ASSERT((src >= devices_) != (dst >= devices_), "server flows run between a worker and a server");
+    const bool push = dst >= devices_;
+    const int worker = push ? src : dst;
+    const DirectedLink server = 2 * (server_link_base_ + (push ? dst : src) - devices_);
+    r.links = to_core(worker);
+    if (push) {
+      r.links.push_back(server + 1);
+    } else {
+      for (DirectedLink& l : r.links) l ^= 1;  // the same links, downwards
+      std::reverse(r.links.begin(), r.links.end());
+      r.links.insert(r.links.begin(), server);
+    }
+    r.shared = true;
+    return r;
+  }
   r.intra_node = node_of(src) == node_of(dst);
   if (topology_) {
     Route steps;

@@ -55,7 +55,8 @@ enum class LinkClass : std::uint8_t {
   torus,
   torus_optical,
   dragonfly_local,
-  dragonfly_global
+  dragonfly_global,
+  ps_server  // the NIC of a dedicated parameter server (add_servers)
 };
 [[nodiscard]] const char* link_class_name(LinkClass c);
 
@@ -109,12 +110,24 @@ class FabricLayout {
   /// α of a route as the closed forms charge it: the largest latency of its links (topology mode; the
   /// two-level platform simulates per-port latencies instead).
   [[nodiscard]] Seconds route_latency(const FabricRoute& r) const;
+  /// Dedicated parameter servers (dp_mode parameter_server/async/ssp with ps_placement dedicated):
+  /// `count` endpoints numbered from the returned index (after the devices and earlier servers), each
+  /// with one full-duplex NIC link "ps<k>.nic" (class ps_server) hung off the fabric's core. Route worker
+  /// → server: two-level, the worker's NIC, its leaf uplink, the server NIC; topology mode, the worker's
+  /// route up to and including its NIC uplink (the switch tiers above are not simulated for these
+  /// flows), then the server NIC.
+  int add_servers(int count, BytesPerSecond bandwidth, Seconds latency);
+  [[nodiscard]] int servers() const { return servers_; }
+  /// Devices plus dedicated servers: every endpoint a flow may use.
+  [[nodiscard]] int endpoints() const { return devices_ + servers_; }
   /// Scales a link's bandwidth (straggler); returns false if no link has that name.
   bool scale_link(const std::string& name, double factor);
 
  private:
   int devices_ = 0, per_node_ = 1, nodes_ = 1, nics_ = 0, leaf_nodes_ = 1;
   int nic_base_ = 0, uplink_base_ = 0;
+  int servers_ = 0, server_link_base_ = 0;
+  [[nodiscard]] std::vector<DirectedLink> to_core(int device) const;  // worker → core, up direction
   std::vector<FabricLink> links_;
   std::shared_ptr<const TopologyCollectives> topology_;
 };

@@ -9,6 +9,7 @@
 
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/collectives/parameter_server.hpp"
 #include "sim/engine/flow/child_process.hpp"
 #include "sim/engine/flow/flow_replay.hpp"
 #include "sim/engine/flow/scenario_options.hpp"
@@ -49,8 +50,20 @@ struct Reader {
   }
 };
 
-FabricLayout make_layout(const ClusterSpec& cluster, const FlowOptions& options) {
+// The cluster's fabric plus each job's dedicated parameter servers (their first endpoint per job in
+// `server_base`, -1 for jobs without).
+FabricLayout make_layout(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs, const FlowOptions& options,
+                         std::vector<int>* server_base = nullptr) {
   FabricLayout layout = FabricLayout::of(cluster, options.leaf_nodes);
+  for (const FlowJob& j : jobs) {
+    const DpModeSpec& d = j.scenario->parallelism.data_parallel;
+    int base = -1;
+    if (d.uses_servers() && d.placement == ServerPlacement::dedicated) {
+      const PsShape shape = ps_shape(*j.scenario, 1.0);
+      base = layout.add_servers(d.servers, shape.server_nic, shape.latency);
+    }
+    if (server_base != nullptr) server_base->push_back(base);
+  }
   for (const LinkStraggler& l : options.slow_links) {
     if (!layout.scale_link(l.link, l.factor)) {
       throw ConfigError(
@@ -68,13 +81,15 @@ void simulate_in_child(const ClusterSpec& cluster, const std::vector<FlowJob>& j
                        const std::vector<StepGraph>& graphs, const FlowOptions& options,
                        const ChildWriter& w) {
   SimgridEngine engine;
-  const FabricLayout layout = make_layout(cluster, options);
+  std::vector<int> server_base;
+  const FabricLayout layout = make_layout(cluster, jobs, options, &server_base);
   std::vector<double> speed(static_cast<std::size_t>(layout.devices()), 1.0);
   for (const DeviceStraggler& d : options.slow_devices) speed[static_cast<std::size_t>(d.device)] = d.speed;
   std::vector<ReplayJob> rjobs;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     rjobs.push_back(
-        {jobs[j].scenario, &graphs[j], RankLayout(jobs[j].scenario->parallelism, jobs[j].devices)});
+        {jobs[j].scenario, &graphs[j], RankLayout(jobs[j].scenario->parallelism, jobs[j].devices),
+         server_base[j]});
   }
   FlowReplay replay(layout, std::move(rjobs), options);
   const SimgridPlatform platform(
@@ -196,7 +211,7 @@ FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jo
   CS_ASSERT(!jobs.empty(), "a flow run has at least one job");
   std::vector<StepGraph> graphs;
   for (const FlowJob& j : jobs) graphs.push_back(build_step_graph(*j.scenario));
-  const FabricLayout layout = make_layout(cluster, options);  // validates straggler names in the parent
+  const FabricLayout layout = make_layout(cluster, jobs, options);  // validates straggler names in the parent
   for (const DeviceStraggler& d : options.slow_devices) {
     CS_ASSERT(d.device >= 0 && d.device < layout.devices() && d.speed > 0 && d.speed <= 1,
               "sim/config keeps straggler devices in [0, devices) and speeds in (0, 1]");

@@ -8,6 +8,7 @@
 
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/flow/collective_phases.hpp"
+#include "sim/engine/flow/ps_phases.hpp"
 #include "sim/engine/flow/job_traffic.hpp"
 
 namespace clustersim::flow {
@@ -83,7 +84,8 @@ struct JobState {
       if (!gs.flows) continue;
       const int stage = job.graph->nodes[id].stage;
       sync_phases[id] = std::make_shared<const std::vector<FlowPhase>>(
-          fabric.topology() != nullptr
+          gs.ps ? ps_phases(traffic.ps_shape(), job.layout, fabric, job.server_base)
+          : fabric.topology() != nullptr
               ? topology_phases(gs.op, gs.bytes, job.layout, stage, fabric, fidelity)
               : collective_phases(gs.op, gs.bytes, job.layout, stage, traffic.two_level(), fidelity));
     }

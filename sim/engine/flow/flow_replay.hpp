@@ -34,6 +34,7 @@ struct ReplayJob {
   const Scenario* scenario = nullptr;
   const StepGraph* graph = nullptr;
   RankLayout layout;
+  int server_base = -1;  // first dedicated parameter-server endpoint of the FabricLayout (-1: none)
 };
 
 /// One flow as it ran (for link utilisation and counter tracks).

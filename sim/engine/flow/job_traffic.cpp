@@ -27,8 +27,16 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
   const int dpg = par.dp * par.cp;
   const ParameterCount pc = parameter_count(s.model);
   sync_.resize(g.nodes.size());
+  const DpModeSpec& dm = par.data_parallel;
   for (std::size_t id = 0; id < g.nodes.size(); ++id) {
     const StepNode& n = g.nodes[id];
+    if (n.kind == NodeKind::dp_sync && dm.uses_servers()) {
+      // One stage, one chunk, one device per worker (sim/config): the whole model is pushed and pulled.
+      ps_ = clustersim::ps_shape(s, pc.layers(pc.dense_layers, pc.moe_layers) + pc.embedding + pc.head);
+      sync_[id] = {.flows = true, .op = CollectiveOp::all_reduce, .bytes = ps_.gradient,
+                   .analytic = ps_round(ps_).total(), .ps = true};
+      continue;
+    }
     if (n.kind != NodeKind::dp_sync || dpg <= 1 || par.zero_stage >= 3) continue;
     const int k = virtual_stage(g.schedule, n.stage, n.chunk);
     // The TP-sharded part replays as flows on the DP group; a MoE chunk's routed experts, reduced over
@@ -44,6 +52,11 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
     gs.op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
     gs.bytes = Bytes(params * bytes_per_element(tr.gradient_precision));
     gs.analytic = topo->time(gs.op, gs.bytes, dp_groups(par), dp_choice(par));
+    if (dm.mode == DpMode::local_sgd) {
+      // 1/H of the averaging's all-reduce per step; the sites' exchange stays in the timed remainder.
+      gs.bytes = gs.bytes / dm.local_steps;
+      gs.analytic = gs.analytic / dm.local_steps;
+    }
   }
   // MoE all-to-alls: the bytes behind OpCostModel::moe_dispatch_time (op_cost.cpp), per layer pass.
   moe_.resize(g.nodes.size());

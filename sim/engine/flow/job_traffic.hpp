@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/collectives/collective_algorithm.hpp"
+#include "sim/collectives/parameter_server.hpp"
 #include "sim/engine/flow/collective_phases.hpp"
 #include "sim/graph/step_graph.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -22,6 +23,7 @@ struct GradientSync {
   CollectiveOp op = CollectiveOp::all_reduce;
   Bytes bytes{0};       // full (unsharded) buffer of the chunk
   Seconds analytic{0};  // the analytic engine's time of that collective (OpCostModel::dp_collective_time)
+  bool ps = false;      // parameter-server push/pull (ps_phases.hpp) instead of a collective
 };
 
 /// MoE dispatch + combine all-to-alls of one pipeline op (all MoE layer passes of its chunk, the
@@ -62,6 +64,8 @@ class JobTraffic {
     return moe_[static_cast<std::size_t>(node)];
   }
   [[nodiscard]] const MoeTraffic& moe_traffic() const { return moe_traffic_; }
+  /// Push/pull shape of a dp_mode with servers (workers' whole-model gradient and weights).
+  [[nodiscard]] const PsShape& ps_shape() const { return ps_; }
 
  private:
   Bytes p2p_bytes_{0};
@@ -70,6 +74,7 @@ class JobTraffic {
   std::vector<GradientSync> sync_;  // per graph node (default for non-dp_sync nodes)
   MoeTraffic moe_traffic_;
   std::vector<MoeExchange> moe_;  // per graph node
+  PsShape ps_;
 };
 
 }  // namespace clustersim::flow

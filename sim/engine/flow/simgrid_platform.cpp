@@ -121,6 +121,20 @@ void SimgridPlatform::build_two_level(const FabricLayout& layout, const std::vec
       root->add_route(z->get_netpoint(), nullptr, gw, nullptr, {{upl, up}}, true);
     }
   }
+  // Dedicated parameter servers (the last links): each in a zone of its own, like a leaf group, whose
+  // route into the root is its NIC.
+  compute_.resize(static_cast<std::size_t>(layout.endpoints()));
+  for (int k = 0; k < layout.servers(); ++k) {
+    const FabricLink& l = links[links.size() - static_cast<std::size_t>(layout.servers() - k)];
+    sg4::NetZone* z = sg4::create_star_zone(fmt::format("server{}", k));
+    z->set_parent(root);
+    auto* gw = z->create_router(fmt::format("server{}.gw", k));
+    sg4::Host* h = z->create_host(fmt::format("s{}", k), kWorkRate);
+    z->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, {}, true);
+    z->seal();
+    root->add_route(z->get_netpoint(), nullptr, gw, nullptr, {{make_link(root, l), up}}, true);
+    compute_[static_cast<std::size_t>(n + k)] = h;
+  }
   root->seal();
 }
 
