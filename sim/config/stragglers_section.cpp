@@ -99,8 +99,9 @@ constexpr Field kFlowFields[] = {
      .kind = FieldKind::boolean,
      .doc =
          "with symmetry_reduction on an explicit fabric: simulate each send's flows as classes of equal flows "
-         "(equal bytes and solo profile: link bandwidth / the send's flows on it, along the route) on the flow engine's own max-min solver, each class once with its "
-         "multiplicity charged to its links (false: one SimGrid flow per flow; for checks)",
+         "(equal bytes and solo share: the least link bandwidth / the send's flows on it along the route) on "
+         "the flow engine's own max-min solver, each class once with its multiplicity charged to its links "
+         "(false: one SimGrid flow per flow; for checks)",
      .fallback = "true"},
     kDescriptionField,
 };

@@ -3,8 +3,8 @@
 //
 // A send of many flows (one pipeline transfer of every replica, one gradient-collective phase of every
 // rank, one MoE exchange) becomes a FlowGroup: its flows are split into classes of flows with equal bytes
-// and equal *solo profile* (per link of the route, its bandwidth / the number of the group's flows on it,
-// sorted: the shares the flow would meet if the group ran alone).
+// and equal *solo share* (the smallest bandwidth / number of the group's flows on a link of the route: the
+// max-min rate the flow would get if the group ran alone).
 // A class of m flows is simulated as one variable: every flow of it moves at the same rate r, and on each
 // link it charges (number of the class's flows routed over that link) · r — its multiplicity on shared links.
 // Rates are max-min fair per flow (progressive filling), as SimGrid's CM02 model without cross-traffic
