@@ -273,8 +273,10 @@ nlohmann::json scenario_to_json(const Scenario& s) {
     }
   }
   if (!s.stragglers.empty()) j["stragglers"] = stragglers_to_json(s.stragglers);
-  if (s.flow.leaf_nodes != FlowSettings{}.leaf_nodes || !s.flow.symmetry_reduction) {
-    j["flow"] = {{"leaf_nodes", s.flow.leaf_nodes}, {"symmetry_reduction", s.flow.symmetry_reduction}};
+  if (s.flow.leaf_nodes != FlowSettings{}.leaf_nodes || !s.flow.symmetry_reduction || !s.flow.flow_classes) {
+    j["flow"] = {{"leaf_nodes", s.flow.leaf_nodes},
+                 {"symmetry_reduction", s.flow.symmetry_reduction},
+                 {"flow_classes", s.flow.flow_classes}};
   }
   return j;
 }

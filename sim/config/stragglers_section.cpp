@@ -95,6 +95,14 @@ constexpr Field kFlowFields[] = {
      .doc =
          "simulate one representative replica per stage (false: every replica and TP rank, slow; for checks)",
      .fallback = "true"},
+    {.key = "flow_classes",
+     .kind = FieldKind::boolean,
+     .doc =
+         "with symmetry_reduction on an explicit fabric: simulate each send's flows as classes of equal flows "
+         "(equal bytes and solo share: the least link bandwidth / the send's flows on it along the route) on "
+         "the flow engine's own max-min solver, each class once with its multiplicity charged to its links "
+         "(false: one SimGrid flow per flow; for checks)",
+     .fallback = "true"},
     kDescriptionField,
 };
 
@@ -288,6 +296,7 @@ void finish_stragglers(Scenario& s, ReadContext& ctx) {
 void read_flow(ObjectReader& r, Scenario& s) {
   s.flow.leaf_nodes = r.integer("leaf_nodes");
   s.flow.symmetry_reduction = r.boolean("symmetry_reduction");
+  s.flow.flow_classes = r.boolean("flow_classes");
   r.accept("description");
 }
 

@@ -107,6 +107,7 @@ struct FlowSettings {
   /// nodes: NVIDIA DGX SuperPOD reference architecture, H100 edition, "Scalable Unit"). > 0.
   int leaf_nodes = 32;
   bool symmetry_reduction = true;
+  bool flow_classes = true;  // flow-class solver instead of one SimGrid flow per flow (topology mode)
 };
 
 /// The transformer layers [first, first + count) of virtual pipeline stage k (k = chunk·pp + stage).

@@ -29,6 +29,8 @@ WorkEstimate estimate_work(const Scenario& s, bool flow_engine) {
   WorkEstimate w;
   w.devices = static_cast<std::int64_t>(s.cluster.nodes) * s.cluster.node.devices_per_node;
   w.flow = flow_engine;
+  const auto& topo = s.cluster.comm.topology;
+  w.flow_classes = s.flow.flow_classes && s.flow.symmetry_reduction && topo && topo->network != NetworkKind::none;
   const auto add = [&w](const Scenario& job) {
     w.graph_operations += graph_operations(job);
     const auto& t = job.training;
@@ -55,14 +57,16 @@ std::optional<std::string> work_over_bounds(const WorkEstimate& w, double scale)
         w.graph_operations, w.micro_batches, w.graph_operations * 450e-9, w.graph_operations * 2e-6,
         ops_bound, factor_needed(w.graph_operations, kMaxGraphOperations));
   }
-  const double flow_bound = kMaxFlowDevices * scale;
+  const double device_bound = w.flow_classes ? kMaxFlowClassDevices : kMaxFlowDevices;
+  const double flow_bound = device_bound * scale;
   if (w.flow && static_cast<double>(w.devices) > flow_bound) {
     return fmt::format(
         "the flow engine would simulate {} devices (at least {:.3g} flows and {:.3g} GB), over the bound of "
         "{:.0f} "
         "devices: raise it with --max-cost {} or use --engine analytic",
-        w.devices, 64.0 * static_cast<double>(w.devices), 12e3 * static_cast<double>(w.devices) / 1e9,
-        flow_bound, factor_needed(static_cast<double>(w.devices), kMaxFlowDevices));
+        w.devices, 64.0 * static_cast<double>(w.devices),
+        (w.flow_classes ? 8e3 : 12e3) * static_cast<double>(w.devices) / 1e9, flow_bound,
+        factor_needed(static_cast<double>(w.devices), device_bound));
   }
   return std::nullopt;
 }

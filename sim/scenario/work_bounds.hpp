@@ -4,8 +4,10 @@
 // Estimates (measured on a 2-core machine, docs/limits.md):
 //   - analytic engine: the step graph holds 2·m·pp·vp compute operations (m micro-batches per step) and
 //     costs ~2 µs and ~450 B per operation; the bound is 4·10^6 operations (~10 s, ~2 GB);
-//   - flow engine: one simulated host per device and ~64-272 flows per device (1,048,576 flows for 16,384
-//     H100 in 34 s, 182 MiB); the bound is 65,536 devices;
+//   - flow engine: one SimGrid host per device and ~64-272 flows per device (1,048,576 flows for 16,384
+//     H100 in 34 s, 182 MiB); the bound is 65,536 devices; with flow classes (flow.flow_classes and
+//     flow.symmetry_reduction on an explicit fabric: no SimGrid, docs/flow_engine.md) ~0.1 ms CPU and
+//     ~8 KiB per device (98,304 H100: 10 s CPU, 0.7 GiB), the bound is 262,144 devices;
 //   - sweeps: 10^7 points per invocation (after --shard).
 // Every bound scales with `scale` (the CLI's --max-cost FACTOR). Devices above 2^24 are refused by the
 // configuration itself (sim/config/cross_checks.hpp).
@@ -21,6 +23,7 @@ namespace clustersim {
 
 inline constexpr double kMaxGraphOperations = 4e6;
 inline constexpr double kMaxFlowDevices = 65536;
+inline constexpr double kMaxFlowClassDevices = 262144;
 inline constexpr double kMaxSweepPoints = 1e7;
 
 /// What one prediction of `s` would simulate.
@@ -29,6 +32,7 @@ struct WorkEstimate {
   std::int64_t micro_batches = 0;  // per step, largest over jobs
   double graph_operations = 0;     // 2·m·pp·vp summed over jobs
   bool flow = false;               // the flow engine would run
+  bool flow_classes = false;       // ... on its flow-class solver (no SimGrid)
 };
 
 WorkEstimate estimate_work(const Scenario& s, bool flow_engine);

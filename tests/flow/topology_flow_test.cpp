@@ -99,9 +99,12 @@ TEST_CASE(
     const Scenario base = flowtest::scenario(flowtest::dgx_a100(32), flowtest::gpt(4, 4096, 32), 8, 2, 1, 64);
     Scenario s = ratio == 0.0 ? explicit_fabric(base) : small_fat_tree(base, ratio, 32);
     s.training.overlap_grad_reduce = ratio > 1.0;
-    flow::FlowOptions full;
+    flow::FlowOptions full, reduced;
     full.symmetry_reduction = false;
-    const flow::FlowRun r = flow::run_flow(s), u = flow::run_flow(s, full);
+    // The SimGrid replay's symmetry reduction; flow classes on top of it: tests/flow/flow_classes_test.cpp
+    // (this 3:1 case is its contention-bound one, within 1 %).
+    reduced.flow_classes = false;
+    const flow::FlowRun r = flow::run_flow(s, reduced), u = flow::run_flow(s, full);
     INFO(ratio << ":1 reduced " << r.steps[0].step_time.value() << " s (" << r.flows << " flows), full "
                << u.steps[0].step_time.value() << " s (" << u.flows << " flows)");
     CHECK(rel_diff(r.steps[0].step_time, u.steps[0].step_time) < 0.005);

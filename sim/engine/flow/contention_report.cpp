@@ -67,6 +67,8 @@ nlohmann::json contention_json(const FlowRun& run, const StepResult& analytic, s
       {"fabric", run.fabric},
       {"fidelity", fidelity_name(run.options.fidelity)},
       {"symmetry_reduction", run.options.symmetry_reduction},
+      {"flow_classes", run.options.flow_classes && run.options.symmetry_reduction &&
+                           run.fabric.rfind("topology", 0) == 0},
       // Leaf groups belong to the two-level fabric; a TopologyGraph has its own leaves.
       {"leaf_nodes", run.fabric.rfind("topology", 0) == 0 ? nlohmann::json(nullptr)
                                                           : nlohmann::json(run.options.leaf_nodes)},

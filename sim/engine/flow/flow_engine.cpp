@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
@@ -92,9 +93,12 @@ void simulate_in_child(const ClusterSpec& cluster, const std::vector<FlowJob>& j
          server_base[j]});
   }
   FlowReplay replay(layout, std::move(rjobs), options);
-  const SimgridPlatform platform(
-      layout, speed, layout.topology() != nullptr ? replay.flow_pairs() : std::vector<std::pair<int, int>>{});
-  const ReplayOutput out = replay.run(platform);
+  std::unique_ptr<const SimgridPlatform> platform;
+  if (replay.uses_simgrid()) {
+    platform = std::make_unique<const SimgridPlatform>(
+        layout, speed, layout.topology() != nullptr ? replay.flow_pairs() : std::vector<std::pair<int, int>>{});
+  }
+  const ReplayOutput out = replay.run(platform.get());
   put(w, out.end_time);
   for (const auto& tl : out.timelines) {
     std::vector<double> v;

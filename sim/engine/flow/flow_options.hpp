@@ -36,6 +36,12 @@ struct FlowOptions {
   /// Simulate compute for one representative DP replica and TP rank per stage (flows that cross shared
   /// links are kept for every rank). false = every replica and TP rank simulated (slow; for checks).
   bool symmetry_reduction = true;
+  /// With the symmetry reduction in topology mode: simulate each send's flows as classes of equal flows
+  /// (equal bytes and solo share: the least link bandwidth / the send's flows on it along the route) on
+  /// the flow engine's own max-min solver (fluid_net.hpp), each class once with its multiplicity charged
+  /// to the links it crosses, instead of one SimGrid flow per flow.
+  /// false = one SimGrid flow per flow (the reference the classes are checked against).
+  bool flow_classes = true;
   /// Nodes under one leaf switch group of the two-level fat-tree (a DGX SuperPOD scalable unit is 32
   /// nodes: NVIDIA DGX SuperPOD reference architecture, H100 edition, "Scalable Unit").
   int leaf_nodes = 32;

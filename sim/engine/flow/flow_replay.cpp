@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 #include <simgrid/s4u.hpp>
@@ -9,6 +10,7 @@
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/flow/collective_phases.hpp"
 #include "sim/engine/flow/ps_phases.hpp"
+#include "sim/engine/flow/fluid_net.hpp"
 #include "sim/engine/flow/job_traffic.hpp"
 
 namespace clustersim::flow {
@@ -75,6 +77,13 @@ struct JobState {
   // largest route latency among them (topology mode: the platform has no link latencies).
   std::vector<std::vector<std::vector<FlowSpec>>> a2a;
   std::vector<std::vector<double>> a2a_alpha;
+  // Symmetry reduction: the pipeline flows between two stages (every replica's flows over shared links,
+  // the representative's always) and their largest route α, built once per stage pair.
+  struct Transfer {
+    std::vector<FlowSpec> flows;
+    Seconds alpha{0};
+  };
+  std::map<std::pair<int, int>, Transfer> transfers;
 
   JobState(ReplayJob j, bool reduced, const FabricLayout& fabric, Fidelity fidelity)
       : job(std::move(j)), links(*job.graph), traffic(*job.scenario, *job.graph) {
@@ -194,7 +203,12 @@ class FlowReplay::Impl {
       }
     }
     out_.link_bytes.assign(2 * fabric.links().size(), 0.0);
+    if (options.flow_classes && options.symmetry_reduction && fabric.topology() != nullptr) {
+      fluid_ = std::make_unique<FluidNet>(fabric);
+    }
   }
+
+  bool uses_simgrid() const { return fluid_ == nullptr; }
 
   std::vector<std::pair<int, int>> flow_pairs() const {
     std::vector<std::pair<int, int>> pairs;
@@ -235,9 +249,10 @@ class FlowReplay::Impl {
     return pairs;
   }
 
-  ReplayOutput run(const SimgridPlatform& platform) {
-    platform_ = &platform;
-    sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { on_complete(a); });
+  ReplayOutput run(const SimgridPlatform* platform) {
+    platform_ = platform;
+    CS_ASSERT(fluid_ != nullptr || platform != nullptr, "a SimGrid replay needs its platform");
+    if (fluid_ == nullptr) sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { on_complete(a); });
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
       for (std::size_t slot = 0; slot < jobs_[j].instances.size(); ++slot) {
         for (std::size_t id = 0; id < jobs_[j].job.graph->nodes.size(); ++id) {
@@ -245,8 +260,13 @@ class FlowReplay::Impl {
         }
       }
     }
-    sg4::Engine::get_instance()->run();
-    out_.end_time = sg4::Engine::get_clock();
+    if (fluid_ != nullptr) {
+      fluid_->run();
+      out_.end_time = fluid_->now();
+    } else {
+      sg4::Engine::get_instance()->run();
+      out_.end_time = sg4::Engine::get_clock();
+    }
     for (JobState& js : jobs_) {
       std::vector<NodeTiming> t(js.job.graph->nodes.size());
       for (std::size_t id = 0; id < t.size(); ++id) {
@@ -272,7 +292,7 @@ class FlowReplay::Impl {
   };
 
   double speed(int device) const { return speed_[static_cast<std::size_t>(device)]; }
-  static double now() { return sg4::Engine::get_clock(); }
+  double now() const { return fluid_ != nullptr ? fluid_->now() : sg4::Engine::get_clock(); }
 
   void on_complete(const sg4::Activity& a) {
     graveyard_.clear();  // activities completed in earlier callbacks may be released now
@@ -299,6 +319,10 @@ class FlowReplay::Impl {
       then();
       return;
     }
+    if (fluid_ != nullptr) {
+      fluid_->after(seconds, std::move(then));
+      return;
+    }
     sg4::ExecPtr e = sg4::Exec::init();
     e->set_flops_amount(seconds * SimgridPlatform::kWorkRate);
     e->set_bound(SimgridPlatform::kWorkRate);
@@ -312,6 +336,13 @@ class FlowReplay::Impl {
       then();
       return;
     }
+    if (fluid_ != nullptr) {
+      // The replay never runs two kernels on one device at once: each device computes at its speed.
+      double longest = 0;
+      for (int d : devices) longest = std::max(longest, seconds * slowdown / speed(d));
+      fluid_->after(longest, std::move(then));
+      return;
+    }
     Done each = join(static_cast<int>(devices.size()), std::move(then));
     for (int d : devices) {
       sg4::ExecPtr e = sg4::Exec::init();
@@ -322,7 +353,39 @@ class FlowReplay::Impl {
     }
   }
 
-  void send(const std::vector<FlowSpec>& flows, Done then) {
+  // Fluid mode: the send's flow classes (built once per flow list and scale) on the class solver.
+  void send_classes(const std::vector<FlowSpec>& flows, double scale, Done then) {
+    auto& g = groups_[{&flows, scale}];
+    if (!g) g = std::make_unique<FlowGroup>(make_flow_group(flows, scale, fabric_));
+    const FlowGroup& group = *g;
+    if (group.flows.empty()) {
+      then();
+      return;
+    }
+    for (const auto& [dl, b] : group.link_bytes) out_.link_bytes[static_cast<std::size_t>(dl)] += b;
+    const std::size_t base = out_.flows.size();
+    const double t0 = now();
+    for (const FlowSpec& f : group.flows) out_.flows.push_back({f.src, f.dst, f.bytes.value(), t0, t0});
+    Done each = join(static_cast<int>(group.classes.size()), std::move(then));
+    fluid_->start(group, [this, &group, base, each](int k) {
+      const double t = now();
+      for (int i : group.classes[static_cast<std::size_t>(k)].members)
+        out_.flows[base + static_cast<std::size_t>(i)].end = t;
+      each();
+    });
+  }
+
+  void send(const std::vector<FlowSpec>& flows, Done then, double scale = 1.0) {
+    if (fluid_ != nullptr) {
+      send_classes(flows, scale, std::move(then));
+      return;
+    }
+    if (scale != 1.0) {
+      std::vector<FlowSpec> scaled = flows;
+      for (FlowSpec& f : scaled) f.bytes = f.bytes * scale;
+      send(scaled, std::move(then));
+      return;
+    }
     std::vector<const FlowSpec*> real;
     for (const FlowSpec& f : flows) {
       if (f.src != f.dst && f.bytes.value() >= 1.0) real.push_back(&f);
@@ -385,8 +448,8 @@ class FlowReplay::Impl {
     // under them (the op's work ends when both did); the analytic exposed part they replace leaves the
     // timed remainder, the ETP gathers stay in it.
     const auto st = static_cast<std::size_t>(node.stage);
-    std::vector<FlowSpec> flows = js.a2a[st][slot];
-    for (FlowSpec& f : flows) f.bytes = f.bytes * mx.passes;
+    const std::vector<FlowSpec>& flows = js.a2a[st][slot];
+    const double passes = mx.passes;
     const double alpha = js.a2a_alpha[st][slot] * 2.0 * mx.passes;
     const OpCost& c = js.job.graph->costs[static_cast<std::size_t>(node.cost)];
     const bool overlap = js.job.scenario->parallelism.moe_overlap != MoeOverlap::none;
@@ -395,8 +458,8 @@ class FlowReplay::Impl {
     Done tail = [this, j, slot, id, left]() {
       wait(left, [this, j, slot, id]() { work_done(j, slot, id); });
     };
-    auto exchange = [this, flows = std::move(flows), alpha](Done then) {
-      send(flows, [this, alpha, then = std::move(then)]() { wait(alpha, then); });
+    auto exchange = [this, &flows, passes, alpha](Done then) {
+      send(flows, [this, alpha, then = std::move(then)]() { wait(alpha, then); }, passes);
     };
     if (overlap) {
       // `compute`: the flows may run under all the op's kernels. `shared-expert`: only under the part the
@@ -490,12 +553,21 @@ class FlowReplay::Impl {
       if (fabric_.topology() != nullptr) alpha = max(alpha, fabric_.route_latency(route));
     };
     if (options_.symmetry_reduction) {
-      for (int r = 0; r < lay.replicas(); ++r) {
-        for (int t = 0; t < lay.tp(); ++t) add(r, t, r == 0 && t == 0);
+      auto it = js.transfers.find({sa, sb});
+      if (it == js.transfers.end()) {
+        for (int r = 0; r < lay.replicas(); ++r) {
+          for (int t = 0; t < lay.tp(); ++t) add(r, t, r == 0 && t == 0);
+        }
+        it = js.transfers.emplace(std::make_pair(sa, sb), JobState::Transfer{std::move(flows), alpha}).first;
       }
-    } else {
-      for (int t = 0; t < lay.tp(); ++t) add(js.instances[slot], t, true);
+      const double residual =
+          std::max(0.0, (dst.dep_delay - js.traffic.p2p_analytic()).value()) + it->second.alpha.value();
+      send(it->second.flows, [this, j, slot, to, residual]() {
+        wait(residual, [this, j, slot, to]() { satisfy(j, slot, to); });
+      });
+      return;
     }
+    for (int t = 0; t < lay.tp(); ++t) add(js.instances[slot], t, true);
     const double residual =
         std::max(0.0, (dst.dep_delay - js.traffic.p2p_analytic()).value()) + alpha.value();
     send(flows, [this, j, slot, to, residual]() {
@@ -510,6 +582,8 @@ class FlowReplay::Impl {
   std::vector<JobState> jobs_;
   std::unordered_map<const sg4::Activity*, Pending> pending_;
   std::vector<sg4::ActivityPtr> graveyard_;
+  std::unique_ptr<FluidNet> fluid_;  // flow classes instead of SimGrid (FlowOptions::flow_classes)
+  std::map<std::pair<const void*, double>, std::unique_ptr<FlowGroup>> groups_;
   ReplayOutput out_;
 };
 
@@ -522,7 +596,11 @@ std::vector<std::pair<int, int>> FlowReplay::flow_pairs() const {
   return impl_->flow_pairs();
 }
 
-ReplayOutput FlowReplay::run(const SimgridPlatform& platform) {
+bool FlowReplay::uses_simgrid() const {
+  return impl_->uses_simgrid();
+}
+
+ReplayOutput FlowReplay::run(const SimgridPlatform* platform) {
   return impl_->run(platform);
 }
 

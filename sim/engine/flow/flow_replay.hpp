@@ -13,6 +13,10 @@
 // them; gradient collectives always send every rank's flows. Without the reduction every replica is
 // simulated on all its TP devices and a gradient collective starts when all replicas reached it.
 //
+// Flow classes (FlowOptions::flow_classes, with the symmetry reduction in topology mode): instead of
+// SimGrid, the replay runs on FluidNet (fluid_net.hpp), which simulates each send's flows as classes of
+// equal flows with their multiplicity charged to the links they share; waits and kernels are its timers.
+//
 // Several jobs may be replayed together on one fabric (multi-job runs); each has its own placement.
 #pragma once
 
@@ -61,9 +65,13 @@ class FlowReplay {
   /// topology-mode SimgridPlatform needs before it is sealed).
   [[nodiscard]] std::vector<std::pair<int, int>> flow_pairs() const;
 
-  /// Runs the SimGrid engine on `platform` (built from the same fabric) until every node of every job
-  /// finished. Call once.
-  ReplayOutput run(const SimgridPlatform& platform);
+  /// False when the replay runs on the flow-class solver (fluid_net.hpp: FlowOptions::flow_classes with
+  /// the symmetry reduction in topology mode), which needs no SimGrid platform.
+  [[nodiscard]] bool uses_simgrid() const;
+
+  /// Runs until every node of every job finished: the SimGrid engine on `platform` (built from the same
+  /// fabric; may be null when !uses_simgrid()), or the flow-class solver. Call once.
+  ReplayOutput run(const SimgridPlatform* platform);
 
  private:
   class Impl;
