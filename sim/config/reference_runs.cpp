@@ -523,7 +523,7 @@ class Builder {
       const int max_vp = profile_ && profile_->interleave_max_vp ? *profile_->interleave_max_vp : 0;
       if (max_vp == 0) return no_profile_reason("parallelism.vp (interleaved schedule)");
       const std::int64_t layers = model_["layers"].get<std::int64_t>();
-      const std::int64_t microbatches = gb / std::max<std::int64_t>(1, mb * dp_);
+      const std::int64_t microbatches = gb / std::max<std::int64_t>(1, std::int64_t{mb} * dp_);
       int vp = 1;
       for (int v = max_vp; v >= 2; --v) {
         if (layers % (pp_ * v) == 0 && microbatches % pp_ == 0) {

@@ -30,6 +30,7 @@ struct PlanOptions {
   Objective objective = Objective::time;
   std::optional<Seconds> deadline;  // keep strategies whose run time (needs run tokens/steps) fits
   int threads = 1;
+  double max_cost = 1.0;  // scales kMaxPlanOperations (the CLI's --max-cost)
 };
 
 /// Figures of one simulated, memory-feasible strategy.
@@ -66,6 +67,7 @@ struct PlanResult {
   std::optional<double> trust_error;  // the region's error bound, when mark_trusted ran
   bool trusted_first = false;         // trusted strategies ranked before the others
   double seconds = 0;                 // wall time of the search (not part of JSON output: not deterministic)
+  double estimated_operations = 0;    // the search-cost estimate checked against its bound (--max-cost)
 };
 
 /// Throws ConfigError when the objective needs data the experiment lacks (energy without an energy

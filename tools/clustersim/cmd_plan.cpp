@@ -15,6 +15,7 @@
 #include "sim/core/unit_parse.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/report/validation.hpp"
+#include "work_limits.hpp"
 
 namespace clustersim::cli {
 
@@ -35,6 +36,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     int max_cp = 8;
     bool explore = false;
     std::string trust_error = "25%";
+    double max_cost = 1.0;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")
@@ -59,6 +61,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
   app.add_flag("--allow-tp-beyond-node", opt->tp_beyond_node, "let tensor parallelism span nodes");
   app.add_option("--max-cp", opt->max_cp, "largest context-parallel degree searched")
       ->check(CLI::PositiveNumber);
+  add_max_cost_option(app, opt->max_cost);
   app.add_flag("--explore", opt->explore,
                "rank by the objective alone (default: strategies inside the validated region first)");
   app.add_option("--trust-error", opt->trust_error,
@@ -91,6 +94,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     o.threads =
         opt->threads > 0 ? opt->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const double trust_error = parse_fraction_option(opt->trust_error, "--trust-error", "25%");
+    o.max_cost = opt->max_cost;
     plan::PlanResult r = plan::plan_strategies(base, o);
     if (const auto corpus = default_reference_file(global.config_dirs)) {
       const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
@@ -102,8 +106,8 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     } else {
       write_stdout(plan::plan_text(r, opt->top, opt->pareto));
     }
-    std::fprintf(stderr, "searched %zu strategies (%zu simulated) in %.3f s on %d threads\n", r.enumerated,
-                 r.simulated, r.seconds, o.threads);
+    std::fprintf(stderr, "searched %zu strategies (%zu simulated; estimated cost %.3g operations) in %.3f s on %d threads\n",
+                 r.enumerated, r.simulated, r.estimated_operations, r.seconds, o.threads);
     return r.ranked.empty() ? 3 : 0;
   };
 }
