@@ -10,13 +10,13 @@ dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 defaults=""
 if env --default-signal=INT true 2>/dev/null; then defaults="--default-signal=INT,TERM"; fi
-set -- gpt3-175b-a100-1024 --vary /cluster/network/oversubscription=1..3:+0.0005 --vary /training/micro_batch=1,2
+set -- gpt3-175b-a100-1024 --vary /cluster/network/oversubscription=1..3:+0.001 --vary /training/micro_batch=1,2
 "$cli" sweep "$@" -o "$dir/single.csv" 2>/dev/null
 total=$(wc -l < "$dir/single.csv")
 env $defaults "$cli" sweep "$@" -o "$dir/part.csv" 2>/dev/null &
 pid=$!
 i=0
-while [ "$(wc -l < "$dir/part.csv" 2>/dev/null || echo 0)" -lt 200 ] && [ $i -lt 600 ]; do
+while [ "$(cat "$dir/part.csv" 2>/dev/null | wc -l)" -lt 200 ] && [ $i -lt 600 ]; do
   sleep 0.05
   i=$((i + 1))
 done
