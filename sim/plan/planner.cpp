@@ -160,8 +160,8 @@ double check_search_cost(const Scenario& base, const PlanOptions& o, const std::
   const double weight = predict_all ? kPredictionWeight : 1.0;
   double cost = 0;
   std::size_t simulated = 0;
+  Scenario s = base;  // apply() sets every field a strategy chooses: one scratch copy serves them all
   for (const Strategy& st : space) {
-    Scenario s = base;
     apply(st, s);
     if (estimated_peak_memory(s) > s.cluster.node.device.memory_capacity) continue;
     cost += weight * estimate_work(s, false).graph_operations + per_prediction;

@@ -567,9 +567,11 @@ struct Outcome {
   std::string detail;
 };
 
+json to_json(const struct Case& c);
+
 class Driver {
  public:
-  Driver(fs::path work, double budget) : work_(std::move(work)), budget_(budget) {
+  Driver(fs::path work, double budget, std::string save) : work_(std::move(work)), budget_(budget), save_(std::move(save)) {
     watchdog_ = std::thread([this] { watch(); });
   }
   ~Driver() {
@@ -581,7 +583,7 @@ class Driver {
     watchdog_.join();
   }
 
-  Outcome run(const Case& c, const std::string& label) {
+  Outcome run(const Case& c, const std::string& label, const std::string& file_name) {
     // A fresh directory per case: the library memoises a few per-path facts (is there an energy catalog
     // in this directory?) as a long-running CLI process may.
     const fs::path dir = work_ / ("case" + std::to_string(serial_++));
@@ -608,7 +610,7 @@ class Driver {
     dup2(err_fd, 2);
     close(out_fd);
     close(err_fd);
-    arm(label, saved_err);
+    arm(label, saved_err, file_name, to_json(c).dump(1));
     const auto start = std::chrono::steady_clock::now();
     int rc = 1;
     std::string escaped;
@@ -700,13 +702,19 @@ class Driver {
                                 std::to_string(budget_) + " s of CPU\n";
         if (write(real_err_, msg.data(), msg.size()) < 0) {
         }
+        if (!save_.empty()) {
+          fs::create_directories(save_);
+          std::ofstream(fs::path(save_) / file_name_) << case_json_ << "\n";
+        }
         _exit(1);
       }
     }
   }
-  void arm(const std::string& label, int real_err) {
+  void arm(const std::string& label, int real_err, const std::string& file_name, std::string case_json) {
     std::lock_guard<std::mutex> lock(mu_);
     label_ = label;
+    file_name_ = file_name;
+    case_json_ = std::move(case_json);
     real_err_ = real_err;
     started_ = std::chrono::steady_clock::now();
     cpu_started_ = cpu_seconds();
@@ -722,6 +730,7 @@ class Driver {
   fs::path work_;
   double budget_;
   std::uint64_t serial_ = 0;
+  std::string save_, file_name_, case_json_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool armed_ = false, stop_ = false;
@@ -801,7 +810,7 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   {
     const Inputs inputs = load_inputs(source);
-    Driver driver(work, budget);
+    Driver driver(work, budget, save);
     CaseMaker maker(inputs);
     for (std::uint64_t i = first; i < first + cases; ++i) {
       if (time_limit > 0 &&
@@ -812,7 +821,8 @@ int main(int argc, char** argv) {
       Rng rng(seed, i);
       const Case c = maker.make(rng);
       const std::string label = "case " + std::to_string(i) + " (seed " + std::to_string(seed) + "): clustersim " + describe(c);
-      const Outcome o = driver.run(c, label);
+      const std::string file_name = "seed" + std::to_string(seed) + "-case" + std::to_string(i) + ".json";
+      const Outcome o = driver.run(c, label, file_name);
       ++counts[o.kind];
       ++per_command[c.args[0]];
       ++ran;
@@ -821,8 +831,7 @@ int main(int argc, char** argv) {
         std::printf("FINDING %s\n  %s\n", label.c_str(), o.detail.c_str());
         if (!save.empty()) {
           fs::create_directories(save);
-          std::ofstream(fs::path(save) / ("seed" + std::to_string(seed) + "-case" + std::to_string(i) + ".json"))
-              << to_json(c).dump(1) << "\n";
+          std::ofstream(fs::path(save) / file_name) << to_json(c).dump(1) << "\n";
         }
       }
       std::fflush(stdout);
