@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
@@ -37,24 +38,37 @@ BytesPerSecond bisection_bandwidth(const TopologyGraph& g) {
   if (n < 2) return BytesPerSecond(0);
   const std::size_t nv = g.vertex_count();
   const std::size_t source = nv, sink = nv + 1;
-  FlowGraph f(nv + 2);
-  std::int64_t total = 0;
+  // Capacities are integers of `quantum` bytes/s. The source feeds each device at most the sum of its
+  // links' bandwidths (all a device can pass on, so the cut is unchanged, instead of an "infinite" arc:
+  // n/2 such arcs summed overflowed int64 on 8,960-chip pods). Every capacity in the network then sums to
+  // at most 4 x the links' total; the quantum (1 B/s unless that total approaches 2^60) keeps that sum,
+  // and so every excess push-relabel forms, inside int64.
+  double total = 0;
+  std::vector<double> incident(static_cast<std::size_t>(n), 0.0);
   for (const Link& l : g.links()) {
-    const auto c = static_cast<std::int64_t>(std::llround(l.bandwidth.value()));
-    total += c;
+    total += l.bandwidth.value();
+    if (l.a < n) incident[static_cast<std::size_t>(l.a)] += l.bandwidth.value();
+    if (l.b < n) incident[static_cast<std::size_t>(l.b)] += l.bandwidth.value();
+  }
+  if (!(total > 0) || !std::isfinite(total)) return BytesPerSecond(0);
+  double quantum = 1;
+  while (4 * total / quantum > 0x1p60) quantum *= 2;
+  const auto units = [quantum](double bw) { return static_cast<std::int64_t>(std::llround(bw / quantum)); };
+  FlowGraph f(nv + 2);
+  for (const Link& l : g.links()) {
+    const std::int64_t c = units(l.bandwidth.value());
     add_arc_pair(f, static_cast<std::size_t>(l.a), static_cast<std::size_t>(l.b), c, c);
   }
-  // Larger than any cut, small enough that sums cannot overflow.
-  const std::int64_t unbounded = total + 1;
   for (int d = 0; d < n; ++d) {
+    const std::int64_t c = units(incident[static_cast<std::size_t>(d)]) + 1;
     if (d < n / 2) {
-      add_arc_pair(f, source, static_cast<std::size_t>(d), unbounded, 0);
+      add_arc_pair(f, source, static_cast<std::size_t>(d), c, 0);
     } else {
-      add_arc_pair(f, static_cast<std::size_t>(d), sink, unbounded, 0);
+      add_arc_pair(f, static_cast<std::size_t>(d), sink, c, 0);
     }
   }
   const std::int64_t flow = boost::push_relabel_max_flow(f, source, sink);
-  return BytesPerSecond(static_cast<double>(flow));
+  return BytesPerSecond(static_cast<double>(flow) * quantum);
 }
 
 }  // namespace clustersim

@@ -3,7 +3,14 @@
 #include <cstdint>
 #include <string>
 
+#include <fmt/format.h>
+
 namespace clustersim {
+namespace {
+/// Largest dragonfly model (routers + local-link table + group pairs + global links), ~1 GB
+/// (docs/limits.md).
+constexpr double kMaxDragonflyEntries = 33554432;  // 2^25
+}  // namespace
 
 std::vector<FieldProblem> DragonflySpec::validate(int nodes, int nics_per_node) const {
   std::vector<FieldProblem> out;
@@ -17,6 +24,18 @@ std::vector<FieldProblem> DragonflySpec::validate(int nodes, int nics_per_node) 
   ok = at_least(hosts_per_router, 1, "hosts_per_router") && ok;
   ok = at_least(global_links_per_router, 0, "global_links_per_router") && ok;
   if (!ok) return out;
+  // The model holds g·a routers, a g·a·a local-link table, g·g group pairs and up to g·a·h global links;
+  // past kMaxDragonflyEntries (2^25) entries it would take gigabytes before any simulation starts.
+  const double g = groups, a = routers_per_group, h = global_links_per_router;
+  const double entries = g * a + g * a * a + g * g + g * a * h;
+  if (entries > kMaxDragonflyEntries) {
+    out.push_back({"groups", fmt::format("a dragonfly of {} groups x {} routers ({} global links each) would "
+                                         "hold {:.3g} routers, local-link entries and group pairs, over the "
+                                         "bound of {:.3g} (docs/limits.md)",
+                                         groups, routers_per_group, global_links_per_router, entries,
+                                         kMaxDragonflyEntries)});
+    return out;
+  }
   const std::int64_t ports_per_group = static_cast<std::int64_t>(routers_per_group) * global_links_per_router;
   if (groups > 1 && global_links_per_router == 0) {
     out.push_back({"global_links_per_router",

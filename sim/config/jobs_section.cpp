@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -169,6 +170,9 @@ void renumber_stragglers(const Scenario& s, JobSpec& job) {
 
 void finish_jobs(Scenario& s, ReadContext& ctx) {
   if (s.jobs.empty() || ctx.failed("/jobs") || ctx.failed("/cluster")) return;
+  // A cluster over kMaxDevices is refused by the cross-checks (with its device count); placing jobs on it
+  // first would walk every one of its (up to 2^31) nodes.
+  if (std::int64_t{s.cluster.nodes} * s.cluster.node.devices_per_node > kMaxDevices) return;
   std::vector<PlacementRequest> requests;
   for (const JobSpec& j : s.jobs) requests.push_back({j.placement, j.node_count, j.nodes});
   const PlacementResult placed = place_jobs(requests, s.cluster.nodes, s.flow.leaf_nodes);

@@ -535,7 +535,7 @@ class Builder {
       const int max_vp = profile_ && profile_->interleave_max_vp ? *profile_->interleave_max_vp : 0;
       if (max_vp == 0) return no_profile_reason("parallelism.vp (interleaved schedule)");
       const std::int64_t layers = model_["layers"].get<std::int64_t>();
-      const std::int64_t microbatches = gb / std::max<std::int64_t>(1, mb * dp_);
+      const std::int64_t microbatches = gb / std::max<std::int64_t>(1, std::int64_t{mb} * dp_);
       // A framework whose split rule spreads any layer count (torchtitan) needs no divisibility.
       const bool any_split = profile_->pipeline_split && *profile_->pipeline_split == "remainder-to-middle";
       int vp = 1;

@@ -135,6 +135,9 @@ std::string_view dimension_name(Dimension d) {
 // Largest magnitude accepted in SI units: far above any physical input (1e30 B/s, FLOP, J, s, ...), and
 // small enough that products of a few such values stay finite in double arithmetic.
 constexpr double kMaxMagnitude = 1e30;
+// Smallest non-zero magnitude accepted: quotients by such a value (a bandwidth of 1e-40 B/s, a duration of
+// 1e-35 s) would overflow to infinity.
+constexpr double kMinMagnitude = 1e-30;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -210,6 +213,11 @@ double parse_quantity(std::string_view text, Dimension d) {
   if (!std::isfinite(si) || std::fabs(si) > kMaxMagnitude) {
     return fail(fmt::format(": {:g} {} is out of the range this tool models (at most {:g} {})", si,
                             si_unit(d), kMaxMagnitude, si_unit(d)));
+  }
+  if (si != 0 && std::fabs(si) < kMinMagnitude) {
+    return fail(fmt::format(": {:g} {} is below the smallest magnitude this tool models ({:g} {}; write 0 "
+                            "for none)",
+                            si, si_unit(d), kMinMagnitude, si_unit(d)));
   }
   return si;
 }

@@ -13,6 +13,7 @@
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/plan/memory_estimate.hpp"
 #include "sim/report/prediction.hpp"
+#include "sim/scenario/work_bounds.hpp"
 
 namespace clustersim::plan {
 namespace {
@@ -144,6 +145,46 @@ void check_options(const Scenario& base, const PlanOptions& o) {
   if (o.threads < 1) throw ConfigError("<command line>", "--threads", "must be >= 1");
 }
 
+// The planner's search bound, in step-graph operations of the strategies it would simulate (measured
+// ~30-50 ns of CPU each in the planner: llama3-405b-h100-16k's default search, 1.1e8 operations, 5.8 s).
+constexpr double kMaxPlanOperations = 2e9;
+// A full prediction (cost or energy objective: energy timeline, prices) costs about 10x the engine alone
+// per operation (llama2-70b-h100-512-energy: > 26 s of CPU for the energy objective vs 3.4 s for time).
+constexpr double kPredictionWeight = 10;
+
+// The search's work bound (docs/limits.md): the weighted step-graph operations of every strategy that
+// passes the memory estimate (what the evaluator simulates), plus, when each prediction runs the run-level
+// Monte Carlo (cost or energy objective with a `run` section), its trials counted as one operation each
+// (a lower bound). Refused up front, with the estimate and the --max-cost that admits it.
+double check_search_cost(const Scenario& base, const PlanOptions& o, const std::vector<Strategy>& space) {
+  const bool predict_all = o.objective != Objective::time && base.energy.has_value();
+  const bool monte_carlo = predict_all && base.run.has_value();
+  const double per_prediction =
+      monte_carlo ? static_cast<double>(base.run->trials) + 12.0 * base.run->what_if_trials : 0.0;
+  const double weight = predict_all ? kPredictionWeight : 1.0;
+  double cost = 0;
+  std::size_t simulated = 0;
+  Scenario s = base;  // apply() sets every field a strategy chooses: one scratch copy serves them all
+  for (const Strategy& st : space) {
+    apply(st, s);
+    if (estimated_peak_memory(s) > s.cluster.node.device.memory_capacity) continue;
+    cost += weight * estimate_work(s, false).graph_operations + per_prediction;
+    ++simulated;
+  }
+  const double bound = kMaxPlanOperations * o.max_cost;
+  if (cost > bound) {
+    const double f = cost / kMaxPlanOperations;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(f)) - 1.0);
+    throw ConfigError(
+        "<command line>", "--max-cost",
+        fmt::format("the search would simulate {} of its {} strategies, {:.3g} operations in all (about {:.3g} "
+                    "s of CPU), over the bound of {:.3g}: raise it with --max-cost {:g}, or narrow the search "
+                    "(--devices, --max-cp)",
+                    simulated, space.size(), cost, cost * 50e-9, bound, std::ceil(f / magnitude) * magnitude));
+  }
+  return cost;
+}
+
 }  // namespace
 
 Objective parse_objective(std::string_view text) {
@@ -174,6 +215,7 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
                       "no strategy satisfies the divisibility rules for this model, batch "
                       "and device count");
   }
+  const double estimated = check_search_cost(base, options, space);
   const Evaluator evaluator(base, options);
   std::vector<Slot> slots(space.size());
   std::atomic<std::size_t> next{0};
@@ -208,6 +250,7 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
     r.objective_unit = run_tokens(base) ? "USD" : "USD/step";
   }
   r.enumerated = space.size();
+  r.estimated_operations = estimated;
   for (Slot& s : slots) {
     switch (s.outcome) {
       case Outcome::pruned:

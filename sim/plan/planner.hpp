@@ -34,6 +34,7 @@ struct PlanOptions {
   /// Called on the calling thread after each strategy it evaluates (done, total), and once with
   /// done == total at the end; may be empty (progress lines: tools/clustersim/progress.hpp).
   std::function<void(std::size_t done, std::size_t total)> on_progress = {};
+  double max_cost = 1.0;  // scales kMaxPlanOperations (the CLI's --max-cost)
 };
 
 /// Figures of one simulated, memory-feasible strategy.
@@ -70,6 +71,7 @@ struct PlanResult {
   std::optional<double> trust_error;  // the region's error bound, when mark_trusted ran
   bool trusted_first = false;         // trusted strategies ranked before the others
   double seconds = 0;                 // wall time of the search (not part of JSON output: not deterministic)
+  double estimated_operations = 0;    // the search-cost estimate checked against its bound (--max-cost)
 };
 
 /// Throws ConfigError when the objective needs data the experiment lacks (energy without an energy

@@ -11,6 +11,11 @@
 namespace clustersim::run {
 namespace {
 
+// Bounds on the Monte Carlo's work (docs/limits.md): interruptions stepped through over all trials, and the
+// checkpoint interval (or restart) over the mean time between interruptions.
+constexpr double kMaxRunEvents = 1e8;
+constexpr double kMaxIntervalOverMtbi = 30;
+
 std::string fmt_time(Seconds s) {
   return format_quantity(s.value(), Dimension::time, 3);
 }
@@ -52,6 +57,43 @@ std::vector<FieldProblem> validate_against_job(const RunSpec& spec, const JobSha
       spec.steps ? static_cast<double>(*spec.steps) : std::ceil(*spec.tokens / job.tokens_per_step);
   if (steps > 9.0e15) {
     out.push_back({spec.steps ? "steps" : "tokens", "the run is longer than 9e15 steps"});
+    return out;
+  }
+  // Work bound of the Monte Carlo (docs/limits.md): every trial steps through each interruption, so
+  // trials x interruptions per trial (the run's failure-free time over the mean time between
+  // interruptions, planned ones included) is what it costs; the what-if table adds up to 12 variants of
+  // what_if_trials each.
+  const FailureProcess process(spec.failures, job);
+  const double mtbi = process.mean_time_between_interruptions().value();
+  const double useful = steps * job.step_time.value();
+  const double per_trial = mtbi > 0 && std::isfinite(mtbi) ? useful / mtbi + 1.0 : 1.0;
+  const double events = (static_cast<double>(spec.trials) + 12.0 * spec.what_if_trials) * per_trial;
+  if (!(events <= kMaxRunEvents)) {
+    out.push_back({"trials", fmt::format("the Monte Carlo would step through {:.3g} interruptions ({} trials and "
+                                         "12 x {} what-if trials of {:.3g} interruptions each over {}), over "
+                                         "the bound of {:.3g}: use fewer trials or a shorter run",
+                                         events, spec.trials, spec.what_if_trials, per_trial - 1.0,
+                                         fmt_time(Seconds(useful)), kMaxRunEvents)});
+  }
+  // A checkpoint interval (plus the restart) many times the mean time between interruptions keeps almost
+  // no interval: the expected number of attempts per kept interval grows as e^(interval/MTBI).
+  if (spec.checkpoint.interval && mtbi > 0 && std::isfinite(mtbi)) {
+    const double ratio = spec.checkpoint.interval->value() / mtbi;
+    if (ratio > kMaxIntervalOverMtbi) {
+      out.push_back({"checkpoint.interval",
+                     fmt::format("{} is {:.3g} times the mean time between interruptions ({}): about e^{:.0f} "
+                                 "attempts per kept interval, the run would not finish",
+                                 fmt_time(*spec.checkpoint.interval), ratio, fmt_time(Seconds(mtbi)), ratio)});
+    }
+  }
+  const double restart =
+      spec.recovery.restart_base.value() + spec.recovery.restart_per_device.value() * job.devices;
+  if (mtbi > 0 && std::isfinite(mtbi) && restart / mtbi > kMaxIntervalOverMtbi) {
+    out.push_back({"recovery.restart_base",
+                   fmt::format("a restart of {} is {:.3g} times the mean time between interruptions ({}): "
+                               "about e^{:.0f} attempts per restart, the run would not finish",
+                               fmt_time(Seconds(restart)), restart / mtbi, fmt_time(Seconds(mtbi)),
+                               restart / mtbi)});
   }
   return out;
 }

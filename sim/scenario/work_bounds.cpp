@@ -43,6 +43,7 @@ WorkEstimate estimate_work(const Scenario& s, bool flow_engine) {
     add(s);
   } else {
     for (const JobSpec& j : s.jobs) add(j.scenario);
+    if (flow_engine) w.flow_replayed_operations = w.graph_operations;
   }
   return w;
 }
@@ -56,6 +57,15 @@ std::optional<std::string> work_over_bounds(const WorkEstimate& w, double scale)
         "to simulate), over the bound of {:.3g}: raise it with --max-cost {} or use fewer micro-batches",
         w.graph_operations, w.micro_batches, w.graph_operations * 450e-9, w.graph_operations * 2e-6,
         ops_bound, factor_needed(w.graph_operations, kMaxGraphOperations));
+  }
+  const double replay_bound = kMaxFlowReplayedOperations * scale;
+  if (w.flow && w.flow_replayed_operations > replay_bound) {
+    return fmt::format(
+        "the flow engine would replay {:.3g} operations of several jobs one by one ({} micro-batches per step; "
+        "about {:.3g} s to simulate), over the bound of {:.3g}: raise it with --max-cost {}, use fewer "
+        "micro-batches or --engine analytic",
+        w.flow_replayed_operations, w.micro_batches, w.flow_replayed_operations * 1e-3, replay_bound,
+        factor_needed(w.flow_replayed_operations, kMaxFlowReplayedOperations));
   }
   const double device_bound = w.flow_classes ? kMaxFlowClassDevices : kMaxFlowDevices;
   const double flow_bound = device_bound * scale;

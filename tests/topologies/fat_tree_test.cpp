@@ -166,3 +166,20 @@ TEST_CASE("for_each_link_on_route visits the route's links in order with their d
   CHECK(std::equal(seen.begin(), seen.end(), r.begin()));
   CHECK(latency == Approx(0.2e-6 * 2 + 1e-6 * 6));
 }
+
+TEST_CASE("bisection of a fabric whose capacities sum past 2^63 B/s is exact, not overflowed") {
+  // 128 hosts, 384 links of 1e17 B/s: the link total (3.8e19) and the n/2 source arcs exceed int64; the
+  // max-flow runs on 2^k B/s units and feeds each device only its own links' total.
+  const int k = 8;
+  NodeFabricSpec host = host_node();
+  host.nic = link_of(1e17);
+  host.nic_attach = link_of(1e17);
+  ClusterTopologySpec c = fat_tree_cluster(k * k * k / 4, host, 3, k);
+  c.fat_tree.leaf_spine = link_of(1e17);
+  c.fat_tree.spine_core = link_of(1e17);
+  const TopologyGraph g = build_topology(c);
+  CHECK(bisection_bandwidth(g).value() == Approx(k * k * k / 8 * 1e17).epsilon(1e-9));
+  // The same fabric at ordinary rates is computed in whole bytes per second, exactly.
+  CHECK(bisection_bandwidth(build_topology(fat_tree_cluster(k * k * k / 4, host_node(), 3, k))).value() ==
+        k * k * k / 8 * 50e9);
+}

@@ -16,12 +16,14 @@
 #include "sim/core/unit_parse.hpp"
 #include "sim/report/collective_nccl.hpp"
 #include "sim/report/collective_report.hpp"
+#include "work_limits.hpp"
 
 namespace clustersim::cli {
 
 namespace {
 
 constexpr double kMaxRows = 10000;  // sizes per table
+constexpr double kMaxDirectPairs = 5e8;  // rank pairs routed by a direct collective over all rows
 
 Bytes parse_size(const std::string& option, const std::string& text) {
   try {
@@ -44,6 +46,7 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
     std::string max = "8 GiB";
     double factor = 2.0;
     std::string format = "text";
+    double max_cost = 1.0;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("--cluster", opt->cluster, "cluster catalog name or file")->required();
@@ -57,6 +60,7 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--min", opt->min, "smallest size, e.g. 8B");
   app.add_option("--max", opt->max, "largest size, e.g. 8GiB");
   app.add_option("--factor", opt->factor, "size multiplier between rows");
+  add_max_cost_option(app, opt->max_cost);
   app.add_option("--format", opt->format, "output format (nccl: the nccl-tests table, for log parsers)")
       ->check(CLI::IsMember({"text", "json", "nccl"}));
   return [opt, &global]() {
@@ -71,6 +75,13 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
     spec.min = parse_size("--min", opt->min);
     spec.max = parse_size("--max", opt->max);
     spec.factor = opt->factor;
+    if (!(spec.min.value() > 0.0)) {
+      throw ConfigError("<command line>", "--min", fmt::format("\"{}\" must be a positive size", opt->min));
+    }
+    if (spec.max < spec.min) {
+      throw ConfigError("<command line>", "--max",
+                        fmt::format("\"{}\" is smaller than --min \"{}\"", opt->max, opt->min));
+    }
     // One row per size from --min to --max: a factor barely above 1 would print billions of rows.
     if (std::isfinite(spec.factor) && spec.factor > 1.0 && spec.min.value() > 0.0 && spec.max >= spec.min) {
       const double rows =
@@ -80,6 +91,27 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
             "<command line>", "--factor",
             fmt::format("{:g} from --min to --max gives {:.3g} rows (at most {:g}): use a larger factor",
                         spec.factor, rows, kMaxRows));
+      }
+    }
+    // Work bound (docs/limits.md): the direct algorithm (all-to-all, send-recv, or --algo direct) routes
+    // every ordered pair of ranks for every row, ~50 ns each (2,048 ranks: 0.2 s of CPU per row).
+    const bool direct = spec.algorithm == CollectiveAlgorithm::direct ||
+                        (spec.algorithm == CollectiveAlgorithm::automatic &&
+                         (spec.op == CollectiveOp::all_to_all || spec.op == CollectiveOp::send_recv));
+    if (direct && std::isfinite(spec.factor) && spec.factor > 1.0) {
+      const double n = spec.ranks;
+      const double rows =
+          std::floor(std::log(spec.max.value() / spec.min.value()) / std::log(spec.factor)) + 1;
+      const double pairs = rows * n * (n - 1);
+      if (pairs > kMaxDirectPairs * opt->max_cost) {
+        const double f = pairs / kMaxDirectPairs;
+        const double magnitude = std::pow(10.0, std::floor(std::log10(f)) - 1.0);
+        throw ConfigError("<command line>", "--max-cost",
+                          fmt::format("{} rows of a direct {} over {} ranks route {:.3g} rank pairs (about {:.3g} "
+                                      "s of CPU), over the bound of {:.3g}: use fewer --ranks or rows (--min, "
+                                      "--max, --factor), or raise the bound with --max-cost {:g}",
+                                      rows, to_string(spec.op), spec.ranks, pairs, pairs * 50e-9,
+                                      kMaxDirectPairs * opt->max_cost, std::ceil(f / magnitude) * magnitude));
       }
     }
     const auto rows = sweep_collective(model, spec);

@@ -18,6 +18,7 @@
 #include "sim/core/unit_parse.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/report/validation.hpp"
+#include "work_limits.hpp"
 
 namespace clustersim::cli {
 
@@ -38,6 +39,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     int max_cp = 8;
     bool explore = false;
     std::string trust_error = "25%";
+    double max_cost = 1.0;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")
@@ -62,6 +64,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
   app.add_flag("--allow-tp-beyond-node", opt->tp_beyond_node, "let tensor parallelism span nodes");
   app.add_option("--max-cp", opt->max_cp, "largest context-parallel degree searched")
       ->check(CLI::PositiveNumber);
+  add_max_cost_option(app, opt->max_cost);
   app.add_flag("--explore", opt->explore,
                "rank by the objective alone (default: strategies inside the validated region first)");
   app.add_option("--trust-error", opt->trust_error,
@@ -99,6 +102,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
       o.on_progress = [line = std::make_shared<ProgressLine>(true, "strategies", std::chrono::seconds(1))](
                           std::size_t done, std::size_t total) { (*line)(done, total); };
     }
+    o.max_cost = opt->max_cost;
     plan::PlanResult r = plan::plan_strategies(base, o);
     if (const auto corpus = default_reference_file(global.config_dirs)) {
       const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
@@ -110,8 +114,8 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     } else {
       write_stdout(plan::plan_text(r, opt->top, opt->pareto));
     }
-    std::fprintf(stderr, "searched %zu strategies (%zu simulated) in %.3f s on %d threads\n", r.enumerated,
-                 r.simulated, r.seconds, o.threads);
+    std::fprintf(stderr, "searched %zu strategies (%zu simulated; estimated cost %.3g operations) in %.3f s on %d threads\n",
+                 r.enumerated, r.simulated, r.estimated_operations, r.seconds, o.threads);
     return r.ranked.empty() ? 3 : 0;
   };
 }

@@ -9,6 +9,8 @@
 #include "commands.hpp"
 #include "html_report.hpp"
 #include "whatif_page.hpp"
+#include "output.hpp"
+#include "work_limits.hpp"
 #include "paths.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -27,6 +29,7 @@ Command add_report_command(CLI::App& app, const GlobalOptions& global) {
     std::string output;
     std::string sweep, plan;
     WhatIfOptions whatif;
+    double max_cost = 1.0;
   };
   auto opt = std::make_shared<Options>();
   auto* experiment =
@@ -56,6 +59,7 @@ Command add_report_command(CLI::App& app, const GlobalOptions& global) {
                  "Pareto front: second metric, minimised (default a cost, else an energy, else memory.total_bytes "
                  "column; plan: cost_usd, device_hours or energy_j)");
   app.add_option("--output,-o", opt->output, "the HTML file to write")->required();
+  add_max_cost_option(app, opt->max_cost);
   return [opt, &global]() {
     if (!opt->sweep.empty() || !opt->plan.empty()) {
       const bool is_sweep = !opt->sweep.empty();
@@ -99,6 +103,10 @@ Command add_report_command(CLI::App& app, const GlobalOptions& global) {
     if (!s.jobs.empty())
       throw ConfigError(opt->experiment, "/jobs",
                         "clustersim report covers one job; use `clustersim run` for an experiment with jobs");
+    // Opened once the input is known to be valid (a bad input leaves an existing page alone), before the
+    // simulation (an unwritable path costs nothing).
+    check_work(s, opt->max_cost);
+    OutputStream out(opt->output);
     const Prediction p = predict(s);
     nlohmann::json report = prediction_json(s, p);
     if (p.flow) report["contention"] = flow::contention_json(*p.flow, *p.analytic);
@@ -111,10 +119,8 @@ Command add_report_command(CLI::App& app, const GlobalOptions& global) {
     }
     const std::string page =
         html_report(report, timeline_json(*graph, p.step, std::string("clustersim ") + CLUSTERSIM_VERSION));
-    std::FILE* f = std::fopen(opt->output.c_str(), "wb");
-    if (f == nullptr) throw std::invalid_argument("cannot write " + opt->output);
-    const bool ok = std::fwrite(page.data(), 1, page.size(), f) == page.size();
-    if (std::fclose(f) != 0 || !ok) throw std::invalid_argument("cannot write " + opt->output);
+    out.write(page);
+    out.close();
     std::fprintf(stderr, "wrote %s (%zu bytes)\n", opt->output.c_str(), page.size());
     return 0;
   };

@@ -1,0 +1,850 @@
+// config_fuzz: a seeded structural fuzzer of clustersim run in-process (docs/limits.md, "Fuzzing").
+//
+// Each case mutates a bundled input — an experiment, a catalog entry the experiment references (cluster,
+// node, device, model, energy catalog; given through --configs), records of the published-runs corpus, a
+// nccl-tests log, sweep/merge/compare files — and picks --set/--vary values and options of one subcommand
+// (run, validate, sweep, plan, collective, calibrate-links, topo, report, merge, compare, explain, schema).
+// It then calls run_cli(), the function the clustersim binary's main() is, with standard output and error
+// captured, and classifies the outcome:
+//   ok       exit 0 (or 3: a failed check) and no non-finite number in the output;
+//   refused  exit 2 with a located message (`file:/pointer: ...`, `<command line>:--option: ...`, a CLI11
+//            option message, `cannot write PATH: reason`);
+//   finding  anything else: exit 1 (an exception other than the configuration error type: "internal
+//            error"), exit 2 without a located message, `inf`/`nan` in an ok output, or a case still running
+//            after the per-case budget (CPU seconds, default 30; 10x in wall time) (the driver then prints the case and exits 1, so a hang is reported
+//            rather than waited for; resume after it with --first).
+//
+// usage: config_fuzz [--cases N] [--seed S] [--first K] [--budget SECONDS] [--time SECONDS] [--save DIR]
+//                    [--verbose]
+// Case i depends only on (seed, i): `--first K --cases 1` replays case K alone. --save writes every finding
+// as a case file that tools/fuzz --replay runs through the CLI binary (tests/fuzz_corpus holds them).
+// Exit 0 when no case was a finding.
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_main.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// ------------------------------------------------------------------------------------------ random source
+// splitmix64 over (seed, case): case i is the same whatever ran before it.
+class Rng {
+ public:
+  Rng(std::uint64_t seed, std::uint64_t index) : state_(seed * 0x9E3779B97F4A7C15ULL ^ (index + 1) * 0xBF58476D1CE4E5B9ULL) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1p-53; }
+  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
+  bool chance(double p) { return unit() < p; }
+
+ private:
+  std::uint64_t state_;
+};
+
+const std::vector<json> kHuge = {1e308, -1e308, 1e30, 2147483648LL, 2147483647LL, -2147483648LL,
+                                 9007199254740993LL, 9223372036854775807LL, 1e20, 0, -1, -0.0, 1e-320,
+                                 0.5, 3, 7, 1e9, 65536, 1e-31, 1e-300};
+const std::vector<std::string> kUnitStrings = {
+    "1e308 GB", "1e308 Tb/s", "-5 GB/s", "0 W", "nan W", "inf TFLOPS", "1e999 TFLOPS", "5 parsecs", "", " ",
+    "80", "80 GiB", "1.5 us", "0 s", "-1 s", "1e-300 s", "3e38 B", "NaN", "Infinity", "-inf", "1e30 B/s", "15T",
+    "$-3", "999999999999 MW", "0x10 GB", "1,5 GB", "1e-31 s", "1e-40 GB/s", "2e-31 W"};
+const std::vector<std::string> kPlainStrings = {"", "none", "bf16", "flow", "analytic", "fat-tree", "torus",
+                                                "dragonfly", "../../etc/passwd", "\xc3\xb6", std::string(300, 'a'),
+                                                "1f1b", "interleaved-1f1b", "zero", "powersgd", "topk", "int4"};
+const std::vector<std::string> kRawNumbers = {"1e999", "-1e999", "1e-999", "123456789012345678901234567890",
+                                              "-0"};
+const std::vector<std::string> kExtraKeys = {"extra", "topolgy", "nodes ", "tp", "energy", "compression", "jobs",
+                                             "monte_carlo", "groups", "routers"};
+const std::vector<std::string> kSetPointers = {
+    "/parallelism/tp", "/parallelism/pp", "/parallelism/dp", "/parallelism/vp", "/parallelism/cp",
+    "/parallelism/zero_stage", "/training/global_batch", "/training/micro_batch", "/training/seq_len",
+    "/cluster/nodes", "/cluster/node/nic/bandwidth", "/cluster/node/device/memory/capacity",
+    "/compression/scheme", "/training/precision", "/parallelism/schedule", "/cluster/network/topology",
+    "/cluster/network/oversubscription", "/model/layers", "/model/hidden", "/engine", "/run/duration",
+    "/energy/pue", "/nonexistent/key", "/training/recompute", "/cluster/node/devices_per_node",
+    "/jobs/0/nodes", "/parallelism/ep", "/cluster/network/groups", "/run/monte_carlo/samples"};
+const std::vector<std::string> kSetValues = {
+    "0", "-1", "1", "3", "1e999", "1e308", "2147483648", "nan", "\"1e308 GB\"", "\"1e308 Tb/s\"", "\"-5 GB/s\"",
+    "\"powersgd\"", "\"fp8\"", "\"flow\"", "true", "null", "[]", "{}", "\"\"", "1.5", "\"interleaved-1f1b\"",
+    "\"torus\"", "1000000000", "8", "16", "\"60 d\"", "\"0 s\"", "\"1e-31 s\"", "\"1e-35 GB/s\"", "2", "4",
+    "[[[[1]]]]", "{\"x\":1}"};
+const std::vector<std::string> kVaryValues = {"1,2,4", "1..8", "1..1e12:x10", "0..4", "-3..3", "1..4:x1", "abc",
+                                              "1..1e9:+1", "1e999", "8,nan", "1..64:x2", "2", "1..3:+0.5",
+                                              "\"1 TB/s\",\"2 TB/s\"", ""};
+
+// ------------------------------------------------------------------------------------------ mutation
+using Path = std::vector<json>;  // keys (strings) and indices (numbers)
+
+void paths_of(const json& doc, Path& prefix, std::vector<Path>& out) {
+  out.push_back(prefix);
+  if (doc.is_object()) {
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      prefix.emplace_back(it.key());
+      paths_of(it.value(), prefix, out);
+      prefix.pop_back();
+    }
+  } else if (doc.is_array()) {
+    for (std::size_t i = 0; i < doc.size() && i < 8; ++i) {
+      prefix.emplace_back(i);
+      paths_of(doc[i], prefix, out);
+      prefix.pop_back();
+    }
+  }
+}
+
+json* at_path(json& doc, const Path& path, std::size_t len) {
+  json* cur = &doc;
+  for (std::size_t i = 0; i < len; ++i) {
+    if (path[i].is_string() && cur->is_object() && cur->contains(path[i].get<std::string>())) {
+      cur = &(*cur)[path[i].get<std::string>()];
+    } else if (path[i].is_number() && cur->is_array() && path[i].get<std::size_t>() < cur->size()) {
+      cur = &(*cur)[path[i].get<std::size_t>()];
+    } else {
+      return nullptr;
+    }
+  }
+  return cur;
+}
+
+json random_value(Rng& rng, const json& old) {
+  const double r = rng.unit();
+  if (r < 0.3) return rng.pick(kHuge);
+  if (r < 0.55) return rng.pick(kUnitStrings);
+  if (r < 0.65) return rng.pick(kPlainStrings);
+  if (r < 0.72) {
+    const std::vector<json> odd = {nullptr, true, false, json::array(), json::object(), json::array({1, 2}),
+                                   json{{"x", 1}}};
+    return rng.pick(odd);
+  }
+  if (r < 0.8 && old.is_number()) {
+    const double v = old.get<double>();
+    const std::vector<json> near = {v * 1000, -v, v + 1, old.is_number_integer() ? json(old.get<std::int64_t>() / 2)
+                                                                                  : json(v / 3),
+                                    old.dump()};
+    return rng.pick(near);
+  }
+  if (r < 0.88 && old.is_string()) {
+    const std::string s = old.get<std::string>();
+    const auto space = s.find(' ');
+    if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) != 0) && space != std::string::npos) {
+      const std::string num = s.substr(0, space), unit = s.substr(space + 1);
+      const std::vector<std::string> v = {num + "e300 " + unit, "-" + s, "0 " + unit, num, s + "x",
+                                          num + "e-40 " + unit};
+      return rng.pick(v);
+    }
+    const std::vector<std::string> v = {s + "x", s + "-", s + " "};
+    return rng.pick(v);
+  }
+  return rng.chance(0.5) ? rng.pick(kHuge) : json(rng.pick(kUnitStrings));
+}
+
+struct Doc {
+  json value;
+  std::map<std::string, std::string> raw;  // token -> text spliced into the rendered JSON
+};
+
+void mutate(Rng& rng, Doc& d) {
+  const int n = 1 + static_cast<int>(rng.below(3));
+  for (int k = 0; k < n; ++k) {
+    std::vector<Path> paths;
+    Path prefix;
+    paths_of(d.value, prefix, paths);
+    const Path& path = paths.size() > 1 ? paths[1 + rng.below(paths.size() - 1)] : paths[0];
+    json* target = at_path(d.value, path, path.size());
+    if (target == nullptr) continue;
+    const json old = *target;
+    const double op = rng.unit();
+    if (op < 0.55) {
+      *target = random_value(rng, old);
+    } else if (op < 0.65) {
+      if (path.empty()) continue;
+      json* parent = at_path(d.value, path, path.size() - 1);
+      if (parent->is_object()) {
+        parent->erase(path.back().get<std::string>());
+      } else if (parent->is_array() && !parent->empty()) {
+        parent->erase(path.back().get<std::size_t>());
+      }
+    } else if (op < 0.72) {
+      json* parent = path.empty() ? &d.value : at_path(d.value, path, path.size() - 1);
+      if (parent->is_object()) (*parent)[rng.pick(kExtraKeys)] = random_value(rng, nullptr);
+    } else if (op < 0.77) {
+      const std::vector<int> depths = {3, 255, 300, 3000};
+      const int depth = depths[rng.below(depths.size())];
+      const std::string token = "@@RAW" + std::to_string(d.raw.size()) + "@@";
+      d.raw[token] = std::string(static_cast<std::size_t>(depth), '[') + old.dump() +
+                     std::string(static_cast<std::size_t>(depth), ']');
+      *target = token;
+    } else if (op < 0.85) {
+      const std::string token = "@@RAW" + std::to_string(d.raw.size()) + "@@";
+      d.raw[token] = rng.pick(kRawNumbers);
+      *target = token;
+    } else {
+      *target = rng.chance(0.5) ? json{{"nested", old}} : json::array({old, old});
+    }
+  }
+}
+
+std::string render(const Doc& d) {
+  std::string text = d.value.dump(1);
+  for (const auto& [token, raw] : d.raw) {
+    const std::string quoted = "\"" + token + "\"";
+    for (auto pos = text.find(quoted); pos != std::string::npos; pos = text.find(quoted, pos + raw.size())) {
+      text.replace(pos, quoted.size(), raw);
+    }
+  }
+  return text;
+}
+
+// ------------------------------------------------------------------------------------------ inputs
+struct Inputs {
+  fs::path root;
+  std::vector<std::string> experiments, clusters, energy_files;
+  std::map<std::string, json> experiment_docs;
+  json runs;  // the published-runs corpus
+};
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+std::vector<std::string> stems(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".json") out.push_back(e.path().stem().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Inputs load_inputs(const fs::path& root) {
+  Inputs in;
+  in.root = root;
+  in.experiments = stems(root / "configs/experiments");
+  in.clusters = stems(root / "configs/clusters");
+  in.energy_files = stems(root / "configs/energy");
+  for (const std::string& e : in.experiments) {
+    in.experiment_docs[e] = read_json(root / "configs/experiments" / (e + ".json"));
+  }
+  in.runs = read_json(root / "configs/reference/published_runs.json");
+  return in;
+}
+
+// Experiments small enough for the flow engine, the planner and sweeps within a case budget.
+const std::vector<std::string> kSmall = {"gpt2-1b-a100-8gpu", "two-jobs-halves", "two-jobs-interleaved",
+                                         "llama2-70b-h100-dragonfly", "llama2-70b-h100-512",
+                                         "mixtral-8x7b-h100-64"};
+
+struct Case {
+  std::vector<std::string> args;              // "@name" = a file of the case's directory
+  std::map<std::string, std::string> files;   // relative path -> text
+};
+
+std::vector<std::string> sets(Rng& rng, std::size_t n) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back("--set");
+    out.push_back(rng.pick(kSetPointers) + "=" + rng.pick(kSetValues));
+  }
+  return out;
+}
+
+void append(std::vector<std::string>& a, const std::vector<std::string>& b) { a.insert(a.end(), b.begin(), b.end()); }
+
+template <class T>
+std::vector<T> one_of(Rng& rng, const std::vector<std::vector<T>>& choices) {
+  return choices[rng.below(choices.size())];
+}
+
+class CaseMaker {
+ public:
+  explicit CaseMaker(const Inputs& in) : in_(in) {}
+
+  Case make(Rng& rng) {
+    Case c;
+    const std::vector<std::pair<std::string, int>> weights = {
+        {"run", 30}, {"catalog", 8}, {"sweep", 9}, {"plan", 5},    {"validate", 9}, {"topo", 8},
+        {"collective", 8}, {"calibrate-links", 4}, {"report", 4}, {"merge", 4},  {"compare", 4},
+        {"explain", 3},   {"schema", 2}};
+    int total = 0;
+    for (const auto& w : weights) total += w.second;
+    int r = static_cast<int>(rng.below(static_cast<std::size_t>(total)));
+    std::string cmd;
+    for (const auto& w : weights) {
+      if (r < w.second) {
+        cmd = w.first;
+        break;
+      }
+      r -= w.second;
+    }
+    if (cmd == "run") run(rng, c);
+    if (cmd == "catalog") catalog(rng, c);
+    if (cmd == "sweep") sweep(rng, c);
+    if (cmd == "plan") plan(rng, c);
+    if (cmd == "validate") validate(rng, c);
+    if (cmd == "topo") topo(rng, c);
+    if (cmd == "collective") collective(rng, c);
+    if (cmd == "calibrate-links") calibrate(rng, c);
+    if (cmd == "report") report(rng, c);
+    if (cmd == "merge") merge(rng, c);
+    if (cmd == "compare") compare(rng, c);
+    if (cmd == "explain") explain(rng, c);
+    if (cmd == "schema") schema(rng, c);
+    return c;
+  }
+
+ private:
+  // An experiment argument: a bundled name, or a mutated copy written into the case.
+  std::string experiment(Rng& rng, Case& c, const std::vector<std::string>& from, std::string* name_out = nullptr) {
+    const std::string name = rng.pick(from);
+    if (name_out != nullptr) *name_out = name;
+    if (!rng.chance(0.6)) return name;
+    Doc d{in_.experiment_docs.at(name), {}};
+    if (rng.chance(0.9)) mutate(rng, d);
+    c.files[name + ".json"] = render(d);
+    return "@" + name + ".json";
+  }
+
+  void run(Rng& rng, Case& c) {
+    std::string name;
+    const std::string exp = experiment(rng, c, in_.experiments, &name);
+    c.args = {"run", exp};
+    append(c.args, sets(rng, rng.pick(std::vector<std::size_t>{0, 0, 1, 2})));
+    append(c.args, one_of<std::string>(rng, {{}, {"--format", "json"}, {"--format", "csv"}}));
+    // The flow engine only on the small experiments: 16,384 devices take ~30 s, legitimately.
+    if (rng.chance(0.05) && std::find(kSmall.begin(), kSmall.end(), name) != kSmall.end()) {
+      append(c.args, {"--engine", "flow"});
+    }
+    if (rng.chance(0.05)) append(c.args, {"--trace", rng.pick(std::vector<std::string>{"@trace.json", "/nonexistent/dir/t.json", "/dev/full"})});
+    if (rng.chance(0.05)) append(c.args, {"--max-cost", rng.pick(std::vector<std::string>{"0", "-1", "1e999", "nan", "abc", "2"})});
+    if (rng.chance(0.03)) append(c.args, {"--fidelity", rng.pick(std::vector<std::string>{"x", "high", "0"})});
+  }
+
+  // A catalog entry the experiment uses (its cluster, node, device or model, or an energy catalog),
+  // mutated in a --configs root searched before the bundled one.
+  void catalog(Rng& rng, Case& c) {
+    const std::string name = rng.pick(in_.experiments);
+    const json& exp = in_.experiment_docs.at(name);
+    std::vector<std::pair<std::string, std::string>> refs;  // (kind dir, entry)
+    if (exp.contains("cluster") && exp["cluster"].is_string()) {
+      const std::string cl = exp["cluster"].get<std::string>();
+      refs.emplace_back("clusters", cl);
+      const fs::path cp = in_.root / "configs/clusters" / (cl + ".json");
+      if (fs::exists(cp)) {
+        const json cj = read_json(cp);
+        if (cj.contains("node") && cj["node"].is_string()) {
+          const std::string node = cj["node"].get<std::string>();
+          refs.emplace_back("nodes", node);
+          const fs::path np = in_.root / "configs/nodes" / (node + ".json");
+          if (fs::exists(np)) {
+            const json nj = read_json(np);
+            if (nj.contains("device") && nj["device"].is_string()) refs.emplace_back("devices", nj["device"].get<std::string>());
+          }
+        }
+      }
+    }
+    if (exp.contains("model") && exp["model"].is_string()) refs.emplace_back("models", exp["model"].get<std::string>());
+    for (const std::string& e : in_.energy_files) refs.emplace_back("energy", e);
+    const auto& [kind, entry] = refs[rng.below(refs.size())];
+    const fs::path src = in_.root / "configs" / kind / (entry + ".json");
+    c.args = {"run", name, "--configs", "@cat"};
+    if (!fs::exists(src)) return;
+    Doc d{read_json(src), {}};
+    mutate(rng, d);
+    c.files["cat/" + kind + "/" + entry + ".json"] = render(d);
+    if (rng.chance(0.3)) append(c.args, {"--format", "json"});
+  }
+
+  void sweep(Rng& rng, Case& c) {
+    const std::string axis = kSetPointers[rng.below(12)];
+    c.args = {"sweep", experiment(rng, c, kSmall), "--vary", axis + "=" + rng.pick(kVaryValues), "-o", "@out.csv"};
+    append(c.args, sets(rng, rng.below(2)));
+    if (rng.chance(0.2)) append(c.args, {"--format", rng.pick(std::vector<std::string>{"jsonl", "csv", "x"})});
+    if (rng.chance(0.1)) append(c.args, {"--shard", rng.pick(std::vector<std::string>{"0/2", "2/2", "1/0", "-1/3", "a/b"})});
+    if (rng.chance(0.1)) append(c.args, {"--max-cost", rng.pick(std::vector<std::string>{"1", "0.5", "nan"})});
+    if (rng.chance(0.05)) append(c.args, {"--estimate"});
+  }
+
+  void plan(Rng& rng, Case& c) {
+    c.args = {"plan", experiment(rng, c, kSmall)};
+    append(c.args, one_of<std::string>(
+                       rng, {{},
+                             {"--devices", rng.pick(std::vector<std::string>{"0", "-8", "8", "1e9", "abc", "7", "16"})},
+                             {"--max-devices", rng.pick(std::vector<std::string>{"0", "16", "-1"})},
+                             {"--top", rng.pick(std::vector<std::string>{"0", "3", "-1"})},
+                             {"--objective", rng.pick(std::vector<std::string>{"time", "cost", "energy", "x"})},
+                             {"--deadline", rng.pick(std::vector<std::string>{"60d", "-1 d", "1e999 s", "abc"})},
+                             {"--max-cost", rng.pick(std::vector<std::string>{"0", "1", "1e999", "nan"})},
+                             {"--max-cp", rng.pick(std::vector<std::string>{"0", "2", "-1"})},
+                             {"--trust-error", rng.pick(std::vector<std::string>{"5%", "-1", "nan"})}}));
+    append(c.args, sets(rng, rng.below(2)));
+  }
+
+  void validate(Rng& rng, Case& c) {
+    c.args = {"validate"};
+    if (rng.chance(0.8)) {
+      Doc d{json::array(), {}};
+      for (int i = 0; i < 4; ++i) d.value.push_back(in_.runs[rng.below(in_.runs.size())]);
+      if (rng.chance(0.9)) mutate(rng, d);
+      c.files["published_runs.json"] = render(d);
+      c.args.push_back("@published_runs.json");
+    }
+    append(c.args, one_of<std::string>(rng, {{},
+                                             {"--max-error", rng.pick(std::vector<std::string>{"5%", "1e999", "-1%", "abc", "nan", "inf", "0"})},
+                                             {"--format", "json"},
+                                             {"--split", rng.pick(std::vector<std::string>{"test", "all", "x"})}}));
+  }
+
+  void topo(Rng& rng, Case& c) {
+    std::string target = rng.pick(in_.clusters);
+    // The two largest pods (8,960 and 24,576 devices) cost seconds each: rarely, and unmutated.
+    const bool big = target == "tpu-v5p-pod" || target == "llama3-h100-24k";
+    if (big && !rng.chance(0.05)) target = "a100-1node";
+    if (!big && rng.chance(0.6)) {
+      Doc d{read_json(in_.root / "configs/clusters" / (target + ".json")), {}};
+      mutate(rng, d);
+      c.files[target + ".json"] = render(d);
+      target = "@" + target + ".json";
+    }
+    c.args = {"topo", target};
+    append(c.args, one_of<std::string>(rng, {{},
+                                             {"--format", "json"},
+                                             {"--hop-sources", rng.pick(std::vector<std::string>{"0", "1", "-1"})},
+                                             {"--dot", rng.pick(std::vector<std::string>{"@g.dot", "/dev/full", "/nonexistent/g.dot"})}}));
+  }
+
+  void collective(Rng& rng, Case& c) {
+    c.args = {"collective", "--cluster", in_.clusters[rng.below(4)]};
+    append(c.args, one_of<std::string>(rng, {{},
+                                             {"--ranks", rng.pick(std::vector<std::string>{"0", "-1", "2", "1", "100000", "abc"})},
+                                             {"--min", rng.pick(std::vector<std::string>{"0 B", "-1 B", "1e308 GB", "1 B", "abc", "1e-40 B"})},
+                                             {"--max", rng.pick(std::vector<std::string>{"1e308 GB", "8 B", "0 B", "1 TiB"})},
+                                             {"--factor", rng.pick(std::vector<std::string>{"1", "0.5", "1e308", "nan", "inf", "1.0000001", "2"})},
+                                             {"--op", rng.pick(std::vector<std::string>{"all-reduce", "all-to-all", "x", "reduce-scatter"})},
+                                             {"--algo", rng.pick(std::vector<std::string>{"ring", "tree", "x"})}}));
+  }
+
+  void calibrate(Rng& rng, Case& c) {
+    std::string log = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
+    double size = 1024;
+    for (int i = 0; i < 8; ++i, size *= 8) {
+      std::vector<std::string> cells = {num(size), num(size / 4), "float", "sum", "-1", num(5 + size / 2e4),
+                                        num(size / (5 + size / 2e4) / 1e3), num(1.75 * size / (5 + size / 2e4) / 1e3), "0",
+                                        num(5 + size / 2e4), num(size / (5 + size / 2e4) / 1e3), num(1.75 * size / (5 + size / 2e4) / 1e3), "0"};
+      if (rng.chance(0.3)) cells[rng.below(cells.size())] = rng.pick(std::vector<std::string>{"nan", "-1", "1e999", "0", "inf", "x", ""});
+      for (const std::string& s : cells) log += "  " + s;
+      log += "\n";
+    }
+    if (rng.chance(0.1)) log = rng.pick(std::vector<std::string>{"", "garbage\n", "# only a comment\n"});
+    c.files["nccl.log"] = log;
+    c.args = {"calibrate-links", "@nccl.log", "--cluster", in_.clusters[rng.below(4)]};
+    append(c.args, one_of<std::string>(rng, {{},
+                                             {"--ranks", rng.pick(std::vector<std::string>{"0", "8", "-1", "abc"})},
+                                             {"--op", rng.pick(std::vector<std::string>{"all-reduce", "x"})},
+                                             {"--format", "json"}}));
+  }
+
+  void report(Rng& rng, Case& c) {
+    c.args = {"report", experiment(rng, c, kSmall), "-o",
+              rng.pick(std::vector<std::string>{"@r.html", "@r.html", "/dev/full", "/nonexistent/r.html"})};
+    append(c.args, sets(rng, rng.below(2)));
+  }
+
+  void merge(Rng& rng, Case& c) {
+    c.files["a.csv"] = rng.pick(std::vector<std::string>{"index,x\n0,1\n", "", "garbage\n\n", "index,x\n0,1\n1,2",
+                                                         "index\nabc\n", "index,x\n-1,1\n", "index,x\n99999999999999999999,1\n"});
+    c.files["b.csv"] = rng.pick(std::vector<std::string>{"index,x\n1,2\n", "index,y\n1,2\n", "index,x\n0,1\n"});
+    c.args = {"merge", rng.pick(std::vector<std::string>{"@m.csv", "/dev/full", "/nonexistent/m.csv"}), "@a.csv"};
+    if (rng.chance(0.5)) c.args.push_back("@b.csv");
+  }
+
+  void compare(Rng& rng, Case& c) {
+    Doc d{json{{"step_time_s", 1.0}, {"mfu", 0.5}, {"x", json::array({1, 2})}}, {}};
+    mutate(rng, d);
+    c.files["a.json"] = render(d);
+    c.args = {"compare", "@a.json", rng.pick(std::vector<std::string>{"@a.json", "tests/golden/gpt2-1b-a100-8gpu.json"}),
+              "--rtol", rng.pick(std::vector<std::string>{"1e-6", "-1", "nan", "abc", "1e999", "5%"})};
+  }
+
+  void explain(Rng& rng, Case& c) {
+    c.args = {"explain"};
+    append(c.args, one_of<std::string>(rng, {{}, {"energy"}, {"energy", experiment(rng, c, in_.experiments)}, {"nonsense"}}));
+  }
+
+  void schema(Rng& rng, Case& c) {
+    c.args = {"schema"};
+    append(c.args, one_of<std::string>(rng, {{}, {"--list"}, {"--section", rng.pick(std::vector<std::string>{"experiment", "device", "x", ""})},
+                                             {"--format", rng.pick(std::vector<std::string>{"markdown", "json", "x"})}}));
+  }
+
+  static std::string num(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+  }
+
+  const Inputs& in_;
+};
+
+// ------------------------------------------------------------------------------------------ running
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool word_char(char ch) { return std::isalpha(static_cast<unsigned char>(ch)) != 0 || ch == '_'; }
+
+// The first `inf`, `nan` or `infinity` standing alone as a word (case-insensitive), or npos.
+std::size_t non_finite(const std::string& text) {
+  for (std::size_t i = 0; i + 3 <= text.size(); ++i) {
+    if (i > 0 && word_char(text[i - 1])) continue;
+    std::string w;
+    std::size_t j = i;
+    while (j < text.size() && word_char(text[j])) w += static_cast<char>(std::tolower(static_cast<unsigned char>(text[j++])));
+    if (w == "inf" || w == "nan" || w == "infinity") return i;
+    if (j > i) i = j - 1;
+  }
+  return std::string::npos;
+}
+
+bool located(const std::string& line) {
+  // error: FILE:/pointer: msg | error: <command line>:--opt: msg | error: cannot write P: why | error: X: msg
+  // (a file or option named) | CLI11's option messages (--opt: ..., "... is required", "Could not convert").
+  auto starts = [&line](const char* p) { return line.rfind(p, 0) == 0; };
+  if (starts("error: ")) {
+    const std::string rest = line.substr(7);
+    // An option named in the message (as tools/fuzz accepts: `error: .*--option.*`).
+    for (auto at = rest.find("--"); at != std::string::npos; at = rest.find("--", at + 2)) {
+      if (at + 2 < rest.size() && std::islower(static_cast<unsigned char>(rest[at + 2])) != 0) return true;
+    }
+    const auto colon = rest.find(": ");
+    return colon != std::string::npos && colon > 0 && colon + 2 < rest.size() && rest[0] != ' ';
+  }
+  if (starts("--") || starts("-")) return line.find(": ") != std::string::npos;
+  return line.find("not in {") != std::string::npos || starts("The following argument") ||
+         line.find(" is required") != std::string::npos || starts("Could not convert") ||
+         line.find("not in range") != std::string::npos;
+}
+
+struct Outcome {
+  std::string kind;  // ok, refused, finding
+  std::string detail;
+};
+
+json to_json(const struct Case& c);
+
+class Driver {
+ public:
+  Driver(fs::path work, double budget, std::string save) : work_(std::move(work)), budget_(budget), save_(std::move(save)) {
+    watchdog_ = std::thread([this] { watch(); });
+  }
+  ~Driver() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    watchdog_.join();
+  }
+
+  Outcome run(const Case& c, const std::string& label, const std::string& file_name) {
+    // A fresh directory per case: the library memoises a few per-path facts (is there an energy catalog
+    // in this directory?) as a long-running CLI process may.
+    const fs::path dir = work_ / ("case" + std::to_string(serial_++));
+    fs::create_directories(dir);
+    for (const auto& [name, text] : c.files) {
+      fs::create_directories((dir / name).parent_path());
+      std::ofstream(dir / name, std::ios::binary) << text;
+    }
+    std::vector<std::string> args = {"clustersim"};
+    for (const std::string& a : c.args) args.push_back(!a.empty() && a[0] == '@' ? (dir / a.substr(1)).string() : a);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    const fs::path out_path = dir / "stdout.txt", err_path = dir / "stderr.txt";
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const int saved_out = dup(1), saved_err = dup(2);
+    const int out_fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    close(out_fd);
+    close(err_fd);
+    arm(label, saved_err, file_name, to_json(c).dump(1));
+    const auto start = std::chrono::steady_clock::now();
+    int rc = 1;
+    std::string escaped;
+    try {
+      rc = clustersim::cli::run_cli(static_cast<int>(args.size()), argv.data());
+    } catch (const std::exception& e) {  // run_cli maps every exception; anything past it is a finding
+      escaped = e.what();
+      rc = -1;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    disarm();
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::clearerr(stdout);
+    std::clearerr(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+
+    const std::string out = slurp(out_path), err = slurp(err_path);
+    const Outcome o = classify(c, dir, rc, escaped, out, err, seconds);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return o;
+  }
+
+ private:
+  static Outcome classify(const Case& c, const fs::path& dir, int rc, const std::string& escaped,
+                          const std::string& out, const std::string& err, double seconds) {
+    if (rc == -1) return {"finding", "exception escaped run_cli: " + escaped};
+    if (rc == 0 || rc == 3) {
+      std::string text = out;
+      for (const char* f : {"out.csv", "trace.json", "m.csv"}) {
+        if (fs::exists(dir / f)) text += slurp(dir / f);
+      }
+      const std::string& cmd = c.args[0];
+      if (cmd == "sweep") {  // rows quote invalid input values in their reason; judge ok rows only
+        std::string rows;
+        std::istringstream lines(text);
+        for (std::string l; std::getline(lines, l);) {
+          if (l.find(",ok,") != std::string::npos) rows += l + "\n";
+        }
+        text = rows;
+      }
+      if (cmd == "compare" || cmd == "merge" || cmd == "schema" || cmd == "explain") text.clear();
+      const auto at = non_finite(text);
+      if (at != std::string::npos) {
+        return {"finding", "exit " + std::to_string(rc) + " with a non-finite number: ..." +
+                               text.substr(at > 80 ? at - 80 : 0, 120) + "..."};
+      }
+      return {"ok", "exit " + std::to_string(rc) + " in " + std::to_string(seconds) + " s"};
+    }
+    if (rc == 2) {
+      std::istringstream lines(err);
+      for (std::string l; std::getline(lines, l);) {
+        if (located(l)) return {"refused", l.substr(0, 160)};
+      }
+      return {"finding", "exit 2 without a located message: " + err.substr(0, 300)};
+    }
+    return {"finding", "exit " + std::to_string(rc) + ": " + err.substr(0, 400)};
+  }
+
+  // The watchdog: a case still running `budget_` seconds after it started is a hang. Its description goes
+  // to the real standard error and the process exits 1 (an in-process case cannot be killed alone).
+  // The budget is CPU time of this process (a loaded machine stretches wall time, not CPU time), with a
+  // wall-clock backstop of 10x for cases that wait (a forked flow-engine child, a deadlock).
+  static double cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  }
+  void watch() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      if (!armed_) {
+        cv_.wait(lock);
+        continue;
+      }
+      cv_.wait_for(lock, std::chrono::milliseconds(500));
+      if (!armed_ || stop_) continue;
+      const double cpu = cpu_seconds() - cpu_started_;
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+      if (cpu > budget_ || wall > 10 * budget_) {
+        const std::string msg = "FINDING " + label_ + "\n  hang: still running after " + std::to_string(cpu) +
+                                " s of CPU (" + std::to_string(wall) + " s wall); the per-case budget is " +
+                                std::to_string(budget_) + " s of CPU\n";
+        if (write(real_err_, msg.data(), msg.size()) < 0) {
+        }
+        if (!save_.empty()) {
+          fs::create_directories(save_);
+          std::ofstream(fs::path(save_) / file_name_) << case_json_ << "\n";
+        }
+        _exit(1);
+      }
+    }
+  }
+  void arm(const std::string& label, int real_err, const std::string& file_name, std::string case_json) {
+    std::lock_guard<std::mutex> lock(mu_);
+    label_ = label;
+    file_name_ = file_name;
+    case_json_ = std::move(case_json);
+    real_err_ = real_err;
+    started_ = std::chrono::steady_clock::now();
+    cpu_started_ = cpu_seconds();
+    armed_ = true;
+    cv_.notify_all();
+  }
+  void disarm() {
+    std::lock_guard<std::mutex> lock(mu_);
+    armed_ = false;
+    cv_.notify_all();
+  }
+
+  fs::path work_;
+  double budget_;
+  std::uint64_t serial_ = 0;
+  std::string save_, file_name_, case_json_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool armed_ = false, stop_ = false;
+  std::string label_;
+  int real_err_ = 2;
+  std::chrono::steady_clock::time_point started_;
+  double cpu_started_ = 0;
+  std::thread watchdog_;
+};
+
+std::string describe(const Case& c) {
+  std::string s;
+  for (const std::string& a : c.args) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+json to_json(const Case& c) {
+  json files = json::object();
+  for (const auto& [name, text] : c.files) files[name] = text;
+  return json{{"args", c.args}, {"files", files}};
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "config_fuzz: %s\nusage: config_fuzz [--cases N] [--seed S] [--first K] [--budget SECONDS] "
+               "[--time SECONDS] [--save DIR] [--root SOURCE_DIR] [--verbose]\n",
+               why);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t cases = 1000, seed = 1, first = 0;
+  double budget = 30, time_limit = 0;
+  std::string save, root = CLUSTERSIM_SOURCE_ROOT;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= argc) return std::nullopt;
+      return std::string(argv[++i]);
+    };
+    try {
+      if (a == "--verbose") {
+        verbose = true;
+      } else if (auto v = (a == "--cases" || a == "--seed" || a == "--first" || a == "--budget" || a == "--time" ||
+                           a == "--save" || a == "--root")
+                              ? value()
+                              : std::nullopt) {
+        if (a == "--cases") cases = std::stoull(*v);
+        if (a == "--seed") seed = std::stoull(*v);
+        if (a == "--first") first = std::stoull(*v);
+        if (a == "--budget") budget = std::stod(*v);
+        if (a == "--time") time_limit = std::stod(*v);
+        if (a == "--save") save = *v;
+        if (a == "--root") root = *v;
+      } else {
+        return usage(("unknown or incomplete option " + a).c_str());
+      }
+    } catch (const std::exception&) {
+      return usage(("bad value for " + a).c_str());
+    }
+  }
+  const fs::path source = fs::absolute(root);
+  if (!fs::exists(source / "configs/experiments")) return usage("--root has no configs/experiments");
+  // Relative paths in cases (tests/golden/...) are from the source root, as the CLI tests run.
+  fs::current_path(source);
+  char tmpl[] = "/tmp/config-fuzz-XXXXXX";
+  const char* made = mkdtemp(tmpl);
+  if (made == nullptr) return usage("cannot create a temporary directory");
+  const fs::path work = made;
+
+  std::map<std::string, std::uint64_t> counts = {{"ok", 0}, {"refused", 0}, {"finding", 0}};
+  std::map<std::string, std::uint64_t> per_command;
+  std::uint64_t ran = 0;
+  const auto start = std::chrono::steady_clock::now();
+  {
+    const Inputs inputs = load_inputs(source);
+    Driver driver(work, budget, save);
+    CaseMaker maker(inputs);
+    for (std::uint64_t i = first; i < first + cases; ++i) {
+      if (time_limit > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > time_limit) {
+        std::printf("time bound of %g s reached\n", time_limit);
+        break;
+      }
+      Rng rng(seed, i);
+      const Case c = maker.make(rng);
+      const std::string label = "case " + std::to_string(i) + " (seed " + std::to_string(seed) + "): clustersim " + describe(c);
+      const std::string file_name = "seed" + std::to_string(seed) + "-case" + std::to_string(i) + ".json";
+      const Outcome o = driver.run(c, label, file_name);
+      ++counts[o.kind];
+      ++per_command[c.args[0]];
+      ++ran;
+      if (verbose) std::printf("%s\n  %s: %s\n", label.c_str(), o.kind.c_str(), o.detail.c_str());
+      if (o.kind == "finding") {
+        std::printf("FINDING %s\n  %s\n", label.c_str(), o.detail.c_str());
+        if (!save.empty()) {
+          fs::create_directories(save);
+          std::ofstream(fs::path(save) / file_name) << to_json(c).dump(1) << "\n";
+        }
+      }
+      std::fflush(stdout);
+    }
+  }
+  fs::remove_all(work);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%llu cases (seed %llu, first %llu) in %.1f s: %llu ok, %llu refused with a located message, %llu findings\n",
+              static_cast<unsigned long long>(ran), static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(first), elapsed, static_cast<unsigned long long>(counts["ok"]),
+              static_cast<unsigned long long>(counts["refused"]), static_cast<unsigned long long>(counts["finding"]));
+  std::printf("by command:");
+  for (const auto& [cmd, n] : per_command) std::printf(" %s %llu", cmd.c_str(), static_cast<unsigned long long>(n));
+  std::printf("\n");
+  return counts["finding"] == 0 ? 0 : 1;
+}
