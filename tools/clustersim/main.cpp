@@ -11,6 +11,7 @@
 #include "paths.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/output_error.hpp"
+#include "sim/engine/flow/flow_availability.hpp"
 
 int main(int argc, char** argv) {
   using namespace clustersim;
@@ -27,7 +28,8 @@ int main(int argc, char** argv) {
   };
   add_global_options(app);
   app.set_version_flag(
-      "--version", [] { return cli::version_text(); }, "print version and catalog roots, then exit");
+      "--version", [] { return cli::version_text() + "\n" + flow::flow_engine_status(); },
+      "print version, catalog roots and whether the flow engine is built, then exit");
   // The exit codes, in the help of the program and of every subcommand.
   const std::string exit_codes =
       "Exit codes: 0 ok, 1 internal error (a bug: please report it), 2 bad input or unwritable output, "
