@@ -95,7 +95,8 @@ TEST_CASE("energy.power_cap slows the reported step, and MFU stays relative to t
   CHECK(pc.energy_json["step_time_s"].get<double>() == Approx(pc.step.step_time.value()).epsilon(1e-9));
 }
 
-TEST_CASE("energy.power_cap slows the flow engine's step too, and its contention baseline is capped alike") {
+TEST_CASE("energy.power_cap slows the flow engine's step too, and its contention baseline is capped alike",
+          "[flow]") {
   nlohmann::json doc = test::h100_pipeline_experiment();
   doc["engine"] = "flow";
   nlohmann::json capped_doc = doc;

@@ -119,6 +119,21 @@ def test_catalog_roots_include_extra_configs():
         assert roots[0] == d and len(roots) >= 2, roots
 
 
+
+def test_flow_engine_availability_matches_the_cli():
+    out = subprocess.run([CLI, "--version"], check=True, capture_output=True, text=True).stdout
+    assert clustersim.flow_engine_available() == ("\nflow engine: built (" in out), out
+    if clustersim.flow_engine_available():
+        return
+    # A build without the flow engine: a flow run raises ValueError with the CLI's reason, never a crash.
+    try:
+        clustersim.run(EXPERIMENT, engine="flow")
+    except ValueError as e:
+        assert "this build has no flow engine" in str(e) and "docs/integrations.md" in str(e), str(e)
+    else:
+        raise AssertionError("a flow run in a build without the flow engine returned")
+
+
 if __name__ == "__main__":
     for name, fn in sorted(globals().items()):
         if name.startswith("test_") and callable(fn):

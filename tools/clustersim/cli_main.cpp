@@ -12,6 +12,7 @@
 #include "paths.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/output_error.hpp"
+#include "sim/engine/flow/flow_availability.hpp"
 
 namespace clustersim::cli {
 
@@ -29,7 +30,8 @@ int run_cli(int argc, char** argv) {
   };
   add_global_options(app);
   app.set_version_flag(
-      "--version", [] { return version_text(); }, "print version and catalog roots, then exit");
+      "--version", [] { return version_text() + "\n" + flow::flow_engine_status(); },
+      "print version, catalog roots and whether the flow engine is built, then exit");
   // The exit codes, in the help of the program and of every subcommand.
   const std::string exit_codes =
       "Exit codes: 0 ok, 1 internal error (a bug: please report it), 2 bad input or unwritable output, "

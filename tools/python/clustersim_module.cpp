@@ -26,6 +26,7 @@
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/engine/flow/contention_report.hpp"
+#include "sim/engine/flow/flow_availability.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/point_evaluator.hpp"
 #include "sim/plan/row_format.hpp"
@@ -276,6 +277,9 @@ PYBIND11_MODULE(clustersim, m) {
 
   m.def(
       "version", [] { return std::string(CLUSTERSIM_VERSION); }, "The clustersim version, e.g. \"0.1.0\".");
+  m.def("flow_engine_available", &clustersim::flow::flow_engine_available,
+        "True when this build has the SimGrid flow engine (engine=\"flow\"); without it, a flow run raises\n"
+        "ValueError naming the SimGrid version found (see docs/integrations.md).");
   m.def(
       "catalog_roots",
       [](const py::object& configs) {
