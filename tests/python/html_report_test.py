@@ -15,12 +15,10 @@ import subprocess
 import sys
 import tempfile
 
+from browser import CHROMIUM, chromium
+
 CLI = sys.argv[1] if len(sys.argv) > 1 else "clustersim"
 KEEP = sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None
-CHROMIUM = os.environ.get("CLUSTERSIM_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-         "--disable-dev-shm-usage"]
 
 
 class Figures(html.parser.HTMLParser):
@@ -64,12 +62,6 @@ def shown_number(text):
     assert m, "figure text has no number: " + repr(text)
     scale = {"s": 1, "ms": 1e-3, "us": 1e-6, "%": 1e-2, "GiB": 2 ** 30, "MJ": 1e6, "J": 1, "": 1}[m.group(2)]
     return float(m.group(1).replace(",", "")), scale
-
-
-def chromium(args, workdir):
-    profile = tempfile.mkdtemp(dir=workdir)
-    return subprocess.run([CHROMIUM, *FLAGS, "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0", *args],
-                          capture_output=True, text=True, timeout=120)
 
 
 def check(experiment, extra, workdir):

@@ -18,12 +18,10 @@ import subprocess
 import sys
 import tempfile
 
+from browser import CHROMIUM, chromium
+
 CLI = sys.argv[1] if len(sys.argv) > 1 else "clustersim"
 KEEP = sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None
-CHROMIUM = os.environ.get("CLUSTERSIM_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-         "--disable-dev-shm-usage"]
 HIGHER_IS_BETTER = ("mfu", "hfu", "tokens_per_s", "tflops", "headroom", "goodput", "throughput")
 
 
@@ -130,12 +128,6 @@ def expected_sweep(path, x, y, z, px, py):
     points = [(int(r["index"]), float(r[px]), float(r[py])) for r in rows
               if r["status"] == "ok" and r[px] != "" and r[py] != ""]
     return cols, cells, front_of(points)
-
-
-def chromium(args, workdir):
-    profile = tempfile.mkdtemp(dir=workdir)
-    return subprocess.run([CHROMIUM, *FLAGS, "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0", *args],
-                          capture_output=True, text=True, timeout=120)
 
 
 def render(page, workdir):
