@@ -50,12 +50,23 @@ bool Catalog::is_path_reference(std::string_view reference) {
 }
 
 std::optional<std::filesystem::path> Catalog::find(CatalogKind kind, std::string_view name) const {
+  std::string key = fmt::format("{}/{}", to_string(kind), name);
+  {
+    const std::lock_guard lock(found_->mutex);
+    if (auto it = found_->files.find(key); it != found_->files.end()) return it->second;
+  }
+  std::optional<std::filesystem::path> out;
   for (const auto& root : paths_.roots) {
     auto file = root / to_string(kind) / (std::string(name) + ".json");
     std::error_code ec;
-    if (std::filesystem::is_regular_file(file, ec)) return file.lexically_normal();
+    if (std::filesystem::is_regular_file(file, ec)) {
+      out = file.lexically_normal();
+      break;
+    }
   }
-  return std::nullopt;
+  const std::lock_guard lock(found_->mutex);
+  found_->files.emplace(std::move(key), out);
+  return out;
 }
 
 std::vector<std::string> Catalog::names(CatalogKind kind) const {
@@ -98,9 +109,17 @@ std::filesystem::path Catalog::resolve(CatalogKind kind, std::string_view refere
 }
 
 const nlohmann::json& Catalog::load(const std::filesystem::path& file) {
+  if (const nlohmann::json* j = loaded(file)) return *j;
   const std::string key = file.lexically_normal().string();
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  return cache_.emplace(key, read_json_file(key)).first->second;
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(key, read_json_file(key)).first;
+  by_given_path_.emplace(file.string(), &it->second);
+  return it->second;
+}
+
+const nlohmann::json* Catalog::loaded(const std::filesystem::path& file) const {
+  const auto it = by_given_path_.find(file.native());
+  return it == by_given_path_.end() ? nullptr : it->second;
 }
 
 }  // namespace clustersim::config

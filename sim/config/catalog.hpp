@@ -18,6 +18,9 @@
 #include <string_view>
 #include <vector>
 
+#include <memory>
+#include <mutex>
+
 #include <nlohmann/json.hpp>
 
 namespace clustersim::config {
@@ -54,12 +57,22 @@ class Catalog {
 
   /// The parsed content of `file`, cached. Throws ConfigError (missing file, syntax error).
   const nlohmann::json& load(const std::filesystem::path& file);
+  /// The content load() already parsed for exactly this path (as given), else nullptr; no file system access.
+  [[nodiscard]] const nlohmann::json* loaded(const std::filesystem::path& file) const;
 
   [[nodiscard]] const CatalogPaths& paths() const { return paths_; }
 
  private:
   CatalogPaths paths_;
   std::map<std::string, nlohmann::json, std::less<>> cache_;
+  std::map<std::string, const nlohmann::json*, std::less<>> by_given_path_;  // load()'s argument as given
+  // find()'s answers: a catalog is read for one command, so an entry's file is looked up once (sweeps and
+  // plans resolve the same names at every point). Shared by copies; guarded for concurrent const use.
+  struct Found {
+    std::mutex mutex;
+    std::map<std::string, std::optional<std::filesystem::path>, std::less<>> files;
+  };
+  std::shared_ptr<Found> found_ = std::make_shared<Found>();
 };
 
 }  // namespace clustersim::config

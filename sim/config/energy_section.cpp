@@ -298,6 +298,9 @@ class EnergyCatalog {
     auto it = files_.find(stem);
     if (it != files_.end()) return it->second.is_null() ? nullptr : &it->second;
     const fs::path path = *dir_ / (std::string(stem) + ".json");
+    if (cache_ != nullptr) {  // parsed by an earlier build: no file system access
+      if (const json* j = cache_->loaded(path)) return j;
+    }
     std::error_code ec;
     if (cache_ != nullptr && fs::exists(path, ec)) {
       try {

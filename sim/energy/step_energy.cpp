@@ -1,13 +1,13 @@
 #include "sim/energy/step_energy.hpp"
 
 #include <algorithm>
-#include <functional>
+#include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
 #include "models/energy/power_cap.hpp"
 #include "sim/core/diagnostics.hpp"
-#include "sim/core/sort_runs.hpp"
 
 namespace clustersim {
 namespace {
@@ -29,33 +29,83 @@ Watts representative_peak(const RepresentativeActivity& rep, const PerState<Watt
   return peak;
 }
 
-// Maximum over time of sum_d m_d * P(state of d at t), by a sweep over the points where some
-// representative changes power. `resolved` holds each representative's exclusive, gap-free cover.
+// Maximum over time of sum_d m_d * P(state of d at t). `resolved` holds each representative's exclusive,
+// gap-free cover of [0, T], so the maximum is reached at the start of some segment. The summed power at an
+// instant is evaluated directly, sum_d m_d * P(state of d), in representative order (not as a running sum
+// of changes): the figure is the same whatever the order of the instants, and carries no accumulated
+// rounding. Without a sort of every change: the step is cut into windows; a window's bound is the sum over
+// representatives of the largest power each has in it; windows are evaluated instant by instant only while
+// their bound exceeds the best instant found (floating-point addition is monotone, so a bound not above the
+// best cannot hide a larger instant). In a pipeline step every stage computes at once somewhere, so the
+// first window evaluated usually reaches every other window's bound.
 Watts timeline_device_power_peak(const ResolvedTimeline& timeline, const PerState<Watts>& power) {
-  const auto& resolved = timeline.covers;
-  static thread_local std::vector<std::pair<double, double>> changes;  // (time, change of summed watts)
-  changes.clear();
-  double at_start = 0.0;
-  for (std::size_t d = 0; d < resolved.size(); ++d) {
-    const double m = timeline.multiplicity[d];
-    const auto& segs = resolved[d];
-    if (segs.empty()) continue;
-    at_start += power[segs.front().state].value() * m;
-    for (std::size_t i = 1; i < segs.size(); ++i) {
-      const double dw = (power[segs[i].state].value() - power[segs[i - 1].state].value()) * m;
-      if (dw != 0.0) changes.emplace_back(segs[i].start.value(), dw);
+  const auto& covers = timeline.covers;
+  const std::size_t reps = covers.size();
+  const double T = timeline.step_time.value();
+  std::size_t segments = 0;
+  for (const auto& c : covers) segments += c.size();
+  if (segments == 0 || !(T > 0.0)) return Watts(0);
+  const std::size_t windows = std::clamp<std::size_t>(segments / 16, 1, 1 << 16);
+  // Window w holds the instants t with edge[w] <= t < edge[w + 1] (the last one up to the end).
+  static thread_local std::vector<double> edge;
+  edge.resize(windows + 1);
+  for (std::size_t w = 0; w < windows; ++w) edge[w] = T * static_cast<double>(w) / static_cast<double>(windows);
+  edge[windows] = std::numeric_limits<double>::infinity();
+  // Largest state power of each representative in each window its segments reach (0 elsewhere): a
+  // segment [a, b) reaches the windows from a's to the last one starting before b.
+  static thread_local std::vector<double> most;
+  most.assign(reps * windows, 0.0);
+  for (std::size_t d = 0; d < reps; ++d) {
+    double* row = most.data() + d * windows;
+    std::size_t w = 0;
+    for (const StateInterval& seg : covers[d]) {
+      const double p = power[seg.state].value();
+      while (edge[w + 1] <= seg.start.value()) ++w;
+      row[w] = std::max(row[w], p);
+      for (std::size_t v = w + 1; edge[v] < seg.end.value(); ++v) row[v] = std::max(row[v], p);
     }
   }
-  sort_runs(changes, std::less<>());  // one sorted run per representative
-  double current = at_start;
-  double peak = at_start;
-  std::size_t i = 0;
-  while (i < changes.size()) {
-    const double t = changes[i].first;
-    while (i < changes.size() && changes[i].first == t) current += changes[i++].second;
-    peak = std::max(peak, current);
+  static thread_local std::vector<double> bound;
+  bound.assign(windows, 0.0);
+  for (std::size_t w = 0; w < windows; ++w) {
+    double b = 0.0;
+    for (std::size_t d = 0; d < reps; ++d) b += most[d * windows + w] * timeline.multiplicity[d];
+    bound[w] = b;
   }
-  return Watts(peak);
+  static thread_local std::vector<double> instants;
+  static thread_local std::vector<std::size_t> cursor;
+  cursor.resize(reps);
+  double best = -1.0;
+  // The summed power at every segment start inside window w.
+  const auto evaluate = [&](std::size_t w) {
+    instants.clear();
+    for (std::size_t d = 0; d < reps; ++d) {
+      const auto& c = covers[d];
+      // First segment starting in window w or later; the one before it is current on entry.
+      const auto it = std::partition_point(c.begin(), c.end(),
+                                           [&](const StateInterval& x) { return x.start.value() < edge[w]; });
+      cursor[d] = static_cast<std::size_t>(it - c.begin());
+      for (auto j = it; j != c.end() && j->start.value() < edge[w + 1]; ++j) instants.push_back(j->start.value());
+    }
+    std::sort(instants.begin(), instants.end());
+    instants.erase(std::unique(instants.begin(), instants.end()), instants.end());
+    for (double t : instants) {
+      double sum = 0.0;
+      for (std::size_t d = 0; d < reps; ++d) {
+        const auto& c = covers[d];
+        if (c.empty()) continue;
+        std::size_t& j = cursor[d];
+        while (j < c.size() && c[j].start.value() <= t) ++j;
+        sum += power[c[j == 0 ? 0 : j - 1].state].value() * timeline.multiplicity[d];
+      }
+      best = std::max(best, sum);
+    }
+  };
+  evaluate(static_cast<std::size_t>(std::max_element(bound.begin(), bound.end()) - bound.begin()));
+  for (std::size_t w = 0; w < windows; ++w) {
+    if (bound[w] > best) evaluate(w);
+  }
+  return Watts(std::max(best, 0.0));
 }
 
 StepEnergy integrate(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& raw,

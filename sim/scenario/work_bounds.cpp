@@ -81,6 +81,39 @@ std::optional<std::string> work_over_bounds(const WorkEstimate& w, double scale)
   return std::nullopt;
 }
 
+RunEstimate estimate_run(const WorkEstimate& w) {
+  // The analytic engine (also run beside the flow engine): ~2 µs and ~450 B per graph operation, ~30 MiB of
+  // process (catalogs, code).
+  constexpr double kMiB = 1048576.0;
+  RunEstimate e;
+  e.cpu_seconds = 0.02 + w.graph_operations * 2e-6;
+  e.peak_bytes = 30 * kMiB + w.graph_operations * 450.0;
+  e.path = "analytic";
+  if (!w.flow) return e;
+  const double d = static_cast<double>(std::max<std::int64_t>(1, w.devices));
+  if (w.flow_replayed_operations > 0) {
+    // Several jobs on one fabric: every operation replayed as flows, ~1 ms of CPU each (work_bounds.hpp).
+    e.cpu_seconds += w.flow_replayed_operations * 1e-3;
+    e.peak_bytes += 12e3 * d;
+    e.path = "flow (jobs)";
+  } else if (w.flow_classes) {
+    // Flow classes (fluid_net.hpp), fitted to tools/bench_flow_scaling.sh on Llama-3-405B TP8 PP16:
+    // 1,024 GPUs 0.1 s 41 MiB; 4,096 0.2 s 61 MiB; 16,384 0.8 s 144 MiB; 32,768 2.0 s 255 MiB;
+    // 98,304 8.5 s 711 MiB.
+    e.cpu_seconds += 0.06 + 0.72 * std::pow(d / 16384.0, 1.32);
+    e.peak_bytes += 4 * kMiB + 7.0 * 1024.0 * d;
+    e.path = "flow classes";
+  } else {
+    // One SimGrid flow per flow (implicit fabrics, flow.flow_classes false): fitted to the same script
+    // with FLOW_CLASSES=0: 512 GPUs 0.2 s 37 MiB; 1,024 0.4 s 41 MiB; 2,048 1.0 s 48 MiB; 4,096 3.0 s
+    // 72 MiB; 16,384 18.9 s 186 MiB.
+    e.cpu_seconds += 0.03 + 3.0 * std::pow(d / 4096.0, 1.4);
+    e.peak_bytes += 10.0 * 1024.0 * d;
+    e.path = "flow (SimGrid)";
+  }
+  return e;
+}
+
 std::optional<std::string> sweep_over_bound(double points, double scale) {
   const double bound = kMaxSweepPoints * scale;
   if (points <= bound) return std::nullopt;

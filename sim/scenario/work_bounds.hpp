@@ -43,6 +43,19 @@ inline constexpr double kMaxFlowReplayedOperations = 1e4;
 
 WorkEstimate estimate_work(const Scenario& s, bool flow_engine);
 
+/// How long one prediction would take and how much memory it would hold, before it runs (`run --estimate`
+/// and the flow engine's progress line). A model, not a measurement: power laws in the device count fitted
+/// to the flow-engine scaling curves of docs/flow_engine.md (tools/bench_flow_scaling.sh, CPU time of a
+/// 2-core machine) plus the analytic engine's ~2 µs and ~450 B per graph operation. docs/limits.md
+/// states how far off it was measured to be (tools/bench_flow_estimate.sh).
+struct RunEstimate {
+  double cpu_seconds = 0;  // user + system time of one core
+  double peak_bytes = 0;   // peak resident memory
+  std::string path;        // which cost model: "analytic", "flow classes", "flow (SimGrid)", "flow (jobs)"
+};
+
+RunEstimate estimate_run(const WorkEstimate& w);
+
 /// A sentence naming the estimate, the bound and the --max-cost factor that would lift it, or nullopt when
 /// `w` is within the bounds scaled by `scale` (>= 1 raises them).
 std::optional<std::string> work_over_bounds(const WorkEstimate& w, double scale);

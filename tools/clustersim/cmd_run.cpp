@@ -21,6 +21,7 @@
 #include "sim/report/prediction.hpp"
 #include "sim/report/run_section.hpp"
 #include "sim/report/trace.hpp"
+#include "sim/scenario/work_bounds.hpp"
 #include "work_limits.hpp"
 
 namespace clustersim::cli {
@@ -34,10 +35,11 @@ void write_trace(OutputStream& out, const nlohmann::json& trace) {
 
 // An experiment with a `jobs` section: every job alone and (flow engine) all together on one fabric.
 int run_jobs_command(const Scenario& s, const std::string& format, const std::string& fidelity,
-                     std::optional<OutputStream>& trace) {
+                     std::optional<OutputStream>& trace, std::optional<ElapsedLine>& flow_line) {
   flow::FlowOptions fo;
   fo.fidelity = fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
   const JobsRun r = run_jobs(s, fo);
+  flow_line.reset();
   if (format == "json") {
     write_stdout(jobs_json(s, r).dump(2) + "\n");
   } else if (format == "csv") {
@@ -75,6 +77,7 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     std::string trace;
     std::string fidelity = "phase";
     double max_cost = 1.0;
+    bool estimate = false;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")
@@ -87,6 +90,9 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--fidelity", opt->fidelity,
                  "flow engine: collectives as one flow per phase, or every ring step")
       ->check(CLI::IsMember({"phase", "exact"}));
+  app.add_flag("--estimate", opt->estimate,
+               "print roughly how long the run would take (CPU time) and its peak memory, from the cost "
+               "model of docs/limits.md, and exit without running it");
   add_max_cost_option(app, opt->max_cost);
   return [opt, &global]() {
     std::optional<OutputStream> trace;  // opened before the simulation: a bad path costs nothing
@@ -95,8 +101,26 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     for (const std::string& s : opt->sets) overrides.push_back(config::parse_override(s));
     if (!opt->engine.empty()) overrides.push_back({"/engine", opt->engine});
     const Scenario s = config::load_scenario({catalog_roots(global.config_dirs)}, opt->experiment, overrides);
+    const WorkEstimate work = estimate_work(s, s.engine == "flow");
+    if (opt->estimate) {
+      const RunEstimate e = estimate_run(work);
+      write_stdout(fmt::format("estimate: about {:.2g} s of CPU time{} and {:.0f} MiB peak memory for {} devices and "
+                               "{:.3g} graph operations ({} cost model, docs/limits.md); not run\n",
+                               e.cpu_seconds, e.cpu_seconds >= 60 ? " (" + clock_text(e.cpu_seconds) + ")" : "",
+                               e.peak_bytes / 1048576.0, work.devices, work.graph_operations, e.path));
+      if (auto over = work_over_bounds(work, opt->max_cost)) {
+        write_stdout(fmt::format("over the work bounds (the run would be refused): {}\n", *over));
+      }
+      return 0;
+    }
     check_work(s, opt->max_cost);
-    if (!s.jobs.empty()) return run_jobs_command(s, opt->format, opt->fidelity, trace);
+    // A flow-engine step has no count to report: on a terminal, elapsed time against the estimate.
+    std::optional<ElapsedLine> flow_line;
+    if (s.engine == "flow" || (!s.jobs.empty() && work.flow)) {
+      flow_line.emplace(stderr_is_terminal(), "flow engine", estimate_run(work).cpu_seconds,
+                        std::chrono::milliseconds(500));
+    }
+    if (!s.jobs.empty()) return run_jobs_command(s, opt->format, opt->fidelity, trace, flow_line);
     PredictOptions po;
     po.fidelity = opt->fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
     // The run section's Monte Carlo: a progress line on a terminal once it has run for a second;
@@ -106,6 +130,7 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
                          std::uint64_t done, std::uint64_t total) { (*line)(done, total); };
     }
     const Prediction p = predict(s, po);
+    flow_line.reset();
     const std::optional<flow::FlowRun>& fr = p.flow;
     if (opt->format == "json") {
       nlohmann::json j = prediction_json(s, p);

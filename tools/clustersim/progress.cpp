@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 namespace clustersim::cli {
@@ -44,6 +47,44 @@ void ProgressLine::operator()(std::uint64_t done, std::uint64_t total) {
                static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), rate, unit_.c_str(),
                eta.c_str(), terminal_ ? " " : "\n");
   if (terminal_ && last) std::fputc('\n', stderr);
+}
+
+struct ElapsedLine::State {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool stop = false;
+  bool drawn = false;
+  std::thread thread;
+};
+
+ElapsedLine::ElapsedLine(bool terminal, std::string what, double estimated_seconds,
+                         std::chrono::milliseconds quiet_for) {
+  if (!terminal) return;
+  state_ = std::make_unique<State>();
+  State* st = state_.get();
+  st->thread = std::thread([st, what = std::move(what), estimated_seconds, quiet_for] {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock lock(st->mutex);
+    if (st->cv.wait_for(lock, quiet_for, [st] { return st->stop; })) return;  // short jobs stay silent
+    do {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "\r%s: %s elapsed of about %s estimated ", what.c_str(), clock_text(elapsed).c_str(),
+                   clock_text(estimated_seconds).c_str());
+      std::fflush(stderr);
+      st->drawn = true;
+    } while (!st->cv.wait_for(lock, std::chrono::milliseconds(500), [st] { return st->stop; }));
+  });
+}
+
+ElapsedLine::~ElapsedLine() {
+  if (!state_) return;
+  {
+    const std::lock_guard lock(state_->mutex);
+    state_->stop = true;
+  }
+  state_->cv.notify_all();
+  state_->thread.join();
+  if (state_->drawn) std::fputc('\n', stderr);
 }
 
 }  // namespace clustersim::cli

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace clustersim::cli {
@@ -33,6 +34,22 @@ class ProgressLine {
   bool finished_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_{};
+};
+
+/// A job without a count of its own (one flow-engine step): on a terminal, after `quiet_for`, a line
+/// "<what>: h:mm:ss elapsed of about h:mm:ss estimated" redrawn every half second by a thread of its own
+/// until destroyed (then ended with a newline). Not on a terminal: nothing, and no thread.
+class ElapsedLine {
+ public:
+  ElapsedLine(bool terminal, std::string what, double estimated_seconds,
+              std::chrono::milliseconds quiet_for = std::chrono::milliseconds(1000));
+  ~ElapsedLine();
+  ElapsedLine(const ElapsedLine&) = delete;
+  ElapsedLine& operator=(const ElapsedLine&) = delete;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace clustersim::cli
