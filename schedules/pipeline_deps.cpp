@@ -58,6 +58,14 @@ int peak_inflight_activations(const ScheduleSpec& spec, int stage) {
     const int warmup = cursor.warmup_forwards();
     return warmup < spec.chunks * spec.microbatches ? warmup + 1 : warmup;
   }
+  if (spec.kind == ScheduleKind::zero_bubble_h1) {
+    // ZB-H1 (StageOpCursor::next_zero_bubble): only a W releases a set. Steady iteration i runs F, B and,
+    // once i >= stage, a W, so its F finds warmup + i - max(0, i - stage) sets held; the cool-down only
+    // releases. Same count as the walk below, in O(1) (10^7 microbatches no longer walk 3·10^7 ops).
+    const int warmup = cursor.warmup_forwards();
+    const int steady = spec.microbatches - warmup;
+    return steady > 0 ? warmup + 1 + std::min(steady - 1, stage) : warmup;
+  }
   int held = 0, peak = 0;
   while (!cursor.done()) {
     switch (cursor.next_kind()) {

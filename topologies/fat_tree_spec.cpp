@@ -106,6 +106,24 @@ std::vector<FieldProblem> FatTreeSpec::validate(int nodes, int nics_per_node) co
     return out;
   }
   if (!ports_ok) return out;
+  // The top tier is built whole: leaf_up x spine_up core switches (3 tiers) or leaf_up spines (2 tiers),
+  // whatever the node count. A radix beyond any real switch (65,536: 1.07e9 cores) would build for
+  // minutes and exhaust memory; it is refused above 2^20 top-tier switches (radix 2,048 with 3 tiers).
+  {
+    constexpr double kMaxTopSwitches = 1 << 20;
+    int leaf_down = 0, leaf_up = 0, spine_down = 0, spine_up = 0;
+    split_ports(radix, ratio(1), &leaf_down, &leaf_up);
+    if (tiers == 3) split_ports(radix, ratio(2), &spine_down, &spine_up);
+    const double top = tiers == 3 ? static_cast<double>(leaf_up) * spine_up : static_cast<double>(leaf_up);
+    if (top > kMaxTopSwitches) {
+      out.push_back({"radix", "a " + std::to_string(tiers) + "-tier fat-tree of radix " + std::to_string(radix) +
+                                  " has " + std::to_string(static_cast<long long>(top)) +
+                                  (tiers == 3 ? " core switches" : " spine switches") + ", over the bound of " +
+                                  std::to_string(static_cast<long long>(kMaxTopSwitches)) +
+                                  " this tool builds (use the radix of the real switches, e.g. 64)"});
+      return out;
+    }
+  }
   bool fits = false;
   const FatTreeShape s = FatTreeShape::of(*this, nodes, nics_per_node, &fits);
   if (s.nodes_per_leaf < 1) {

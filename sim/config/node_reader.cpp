@@ -228,6 +228,19 @@ NodeSpec read_node(ObjectReader& r) {
   return n;
 }
 
+namespace {
+
+// The key a derived fabric field comes from: without an explicit nic_attach its bandwidth is twice the
+// NIC's, so its problems are the NIC's (already reported there when the NIC's bandwidth was refused: one
+// message per problem, not a second one at a key the file does not have).
+std::string implied_by(const ClusterSpec& c, const std::string& field) {
+  constexpr std::string_view kAttach = "node.nic_attach";
+  if (!c.node.nic_attach && field.starts_with(kAttach)) return "node.nic" + field.substr(kAttach.size());
+  return field;
+}
+
+}  // namespace
+
 ClusterSpec read_cluster(ObjectReader& r) {
   ClusterSpec c;
   c.name = r.string("name", entry_name_from_file(r));
@@ -259,21 +272,23 @@ ClusterSpec read_cluster(ObjectReader& r) {
   // An explicit fabric becomes the cluster's ClusterTopologySpec, checked here so that its problems
   // carry the file and pointer of the key (the node keys may live in the node catalog file).
   // A problem already reported at a key (or above it) is not reported again in other words.
-  if ((shape.explicit_shape() || node_shape) && c.nodes >= 1 && c.node.devices_per_node >= 1) {
+  // (A cluster over kMaxDevices is refused by the cross-checks, with the device count: its fabric is not
+  // derived, as 10^9 devices per node would overflow the device count.)
+  const bool countable = c.nodes >= 1 && c.node.devices_per_node >= 1 &&
+                         std::int64_t{c.nodes} * c.node.devices_per_node <= kMaxDevices;
+  if ((shape.explicit_shape() || node_shape) && countable) {
     ClusterTopologySpec t = derived_topology(c);
     apply_network_shape(shape, c.node.nics, t);
     for (const FieldProblem& p : t.validate()) {
-      const std::string at = r.pointer() + user_pointer(shape, topology_field_pointer(p.field));
+      const std::string at = r.pointer() + user_pointer(shape, topology_field_pointer(implied_by(c, p.field)));
       if (!r.context().failed(at)) r.context().error(at, p.message);
     }
     c.comm.topology = std::move(t);
-  } else if (c.nodes >= 1 && c.node.devices_per_node >= 1 && c.network.topology != "dragonfly" &&
-             std::int64_t{c.nodes} * c.node.devices_per_node <= kMaxDevices) {
-    // (A cluster over kMaxDevices is refused by the cross-checks, with the device count.)
+  } else if (countable && c.network.topology != "dragonfly") {
     // The fabric the fields imply is what every collective is costed on: its problems are the
     // cluster's (e.g. an oversubscription no switch radix up to 64 splits into whole ports).
     for (const FieldProblem& p : derived_topology(c).validate()) {
-      const std::string at = r.pointer() + topology_field_pointer(p.field);
+      const std::string at = r.pointer() + topology_field_pointer(implied_by(c, p.field));
       if (!r.context().failed(at)) r.context().error(at, p.message);
     }
   }

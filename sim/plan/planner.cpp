@@ -6,12 +6,18 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/plan/memory_estimate.hpp"
+#include "sim/plan/output_file.hpp"
 #include "sim/report/prediction.hpp"
 #include "sim/scenario/work_bounds.hpp"
 
@@ -49,6 +55,10 @@ class Evaluator {
     Slot slot;
     Scenario s = base_;
     apply(st, s);
+    // The planner ranks on the analytic engine (docs/planning.md), whatever engine the experiment names:
+    // the cost and energy objectives ran a flow-engine experiment's every strategy on the flow engine
+    // (two-jobs-halves: minutes, outside the search's cost bound).
+    s.engine = "analytic";
     // The pre-filter counts device-resident states; weight streaming keeps them in MemoryX, so wafer
     // strategies go straight to the step model, which checks the SRAM and MemoryX.
     if (!s.cluster.node.weight_streaming && estimated_peak_memory(s) > s.cluster.node.device.memory_capacity) {
@@ -185,6 +195,158 @@ double check_search_cost(const Scenario& base, const PlanOptions& o, const std::
   return cost;
 }
 
+// ------------------------------------------------------------------------------------------ checkpoint
+// One line per evaluated strategy: "INDEX OUTCOME" and, for a simulated one, its figures in hexadecimal
+// floating point (exact round trip, so a resumed search ranks and prints the same bits).
+std::string hex(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%a", v);
+  return b;
+}
+
+std::string slot_line(std::size_t i, const Slot& slot) {
+  std::string l = std::to_string(i) + " " + std::to_string(static_cast<int>(slot.outcome));
+  if (slot.outcome == Outcome::feasible || slot.outcome == Outcome::over_memory) {
+    const PlanCandidate& c = slot.candidate;
+    l += " " + std::to_string(c.devices);
+    for (double v : {c.step_time.value(), c.tokens_per_s, c.mfu, c.bubble_fraction, c.memory.value(),
+                     c.headroom.value(), c.comm_exposed.value(), c.recompute.value(), c.device_hours, c.objective}) {
+      l += " " + hex(v);
+    }
+    l += " " + (c.run_time ? hex(c.run_time->value()) : std::string("-"));
+    l += " " + (c.cost_usd ? hex(*c.cost_usd) : std::string("-"));
+    l += " " + (c.energy_j ? hex(*c.energy_j) : std::string("-"));
+  }
+  return l + "\n";
+}
+
+std::optional<double> parse_hex(const std::string& t) {
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size()) return std::nullopt;
+  return v;
+}
+
+// Parses one checkpoint line into slots[index]; false when it is not a complete line of this search.
+bool read_slot_line(const std::string& line, const std::vector<Strategy>& space, std::vector<Slot>& slots,
+                    std::vector<char>& done) {
+  std::istringstream in(line);
+  std::vector<std::string> f;
+  for (std::string t; in >> t;) f.push_back(t);
+  if (f.size() < 2) return false;
+  char* end = nullptr;
+  const unsigned long long i = std::strtoull(f[0].c_str(), &end, 10);
+  if (*end != '\0' || i >= space.size() || f[1].size() != 1 || f[1][0] < '0' || f[1][0] > '3') return false;
+  Slot slot;
+  slot.outcome = static_cast<Outcome>(f[1][0] - '0');
+  if (slot.outcome == Outcome::feasible || slot.outcome == Outcome::over_memory) {
+    if (f.size() != 16) return false;
+    std::vector<double> v;
+    for (std::size_t k = 3; k < 13; ++k) {
+      const auto x = parse_hex(f[k]);
+      if (!x) return false;
+      v.push_back(*x);
+    }
+    PlanCandidate& c = slot.candidate;
+    c.strategy = space[i];
+    c.order = i;
+    c.devices = std::atoi(f[2].c_str());
+    c.step_time = Seconds(v[0]);
+    c.tokens_per_s = v[1];
+    c.mfu = v[2];
+    c.bubble_fraction = v[3];
+    c.memory = Bytes(v[4]);
+    c.headroom = Bytes(v[5]);
+    c.comm_exposed = Seconds(v[6]);
+    c.recompute = Seconds(v[7]);
+    c.device_hours = v[8];
+    c.objective = v[9];
+    const auto optional = [](const std::string& t, std::optional<double>& out) {
+      if (t == "-") return true;
+      out = parse_hex(t);
+      return out.has_value();
+    };
+    std::optional<double> run_time;
+    if (!optional(f[13], run_time) || !optional(f[14], c.cost_usd) || !optional(f[15], c.energy_j)) return false;
+    if (run_time) c.run_time = Seconds(*run_time);
+  } else if (f.size() != 2) {
+    return false;
+  }
+  slots[i] = std::move(slot);
+  done[i] = 1;
+  return true;
+}
+
+std::string checkpoint_header(const PlanOptions& o, std::size_t strategies) {
+  return "# clustersim plan checkpoint 1 strategies=" + std::to_string(strategies) +
+         " fingerprint=" + std::to_string(o.fingerprint) + "\n";
+}
+
+// --resume: the complete lines of an earlier checkpoint of the same search; the file is rewritten with
+// them (an incomplete last line, cut by the signal, is dropped) so that appending continues cleanly.
+std::size_t resume_checkpoint(const PlanOptions& o, const std::vector<Strategy>& space, std::vector<Slot>& slots,
+                              std::vector<char>& done) {
+  std::ifstream in(o.checkpoint, std::ios::binary);
+  if (!in) return 0;
+  std::stringstream all;
+  all << in.rdbuf();
+  const std::string text = all.str();
+  if (text.empty()) return 0;
+  const std::string header = checkpoint_header(o, space.size());
+  if (text.rfind(header, 0) != 0) {
+    throw ConfigError("<command line>", "--resume",
+                      fmt::format("{} is not a checkpoint of this search (its first line is not \"{}\": another "
+                                  "experiment, --set or search option); remove it or drop --resume",
+                                  o.checkpoint, header.substr(0, header.size() - 1)));
+  }
+  std::size_t n = 0;
+  std::size_t pos = header.size();
+  while (pos < text.size()) {
+    const auto eol = text.find('\n', pos);
+    if (eol == std::string::npos) break;  // cut by the signal
+    const std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (read_slot_line(line, space, slots, done)) ++n;
+  }
+  return n;
+}
+
+class CheckpointWriter {
+ public:
+  CheckpointWriter(const PlanOptions& o, const std::vector<Slot>& slots, const std::vector<char>& done)
+      : file_(o.checkpoint, true) {
+    std::string text = checkpoint_header(o, slots.size());
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (done[i] != 0) text += slot_line(i, slots[i]);
+    }
+    file_.append(text);
+    last_ = std::chrono::steady_clock::now();
+  }
+  void add(std::size_t i, const Slot& slot) {
+    std::lock_guard lock(mu_);
+    buffer_ += slot_line(i, slot);
+    const auto now = std::chrono::steady_clock::now();
+    if (buffer_.size() > 65536 || now - last_ > std::chrono::milliseconds(200)) flush_locked(now);
+  }
+  void finish() {
+    std::lock_guard lock(mu_);
+    flush_locked(std::chrono::steady_clock::now());
+    file_.close();
+  }
+
+ private:
+  void flush_locked(std::chrono::steady_clock::time_point now) {
+    if (!buffer_.empty()) file_.append(buffer_);
+    buffer_.clear();
+    last_ = now;
+  }
+  OutputFile file_;
+  std::mutex mu_;
+  std::string buffer_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 }  // namespace
 
 Objective parse_objective(std::string_view text) {
@@ -218,14 +380,20 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   const double estimated = check_search_cost(base, options, space);
   const Evaluator evaluator(base, options);
   std::vector<Slot> slots(space.size());
+  std::vector<char> done(space.size(), 0);
+  const std::size_t resumed = options.resume ? resume_checkpoint(options, space, slots, done) : 0;
+  std::optional<CheckpointWriter> checkpoint;
+  if (!options.checkpoint.empty()) checkpoint.emplace(options, slots, done);
   std::atomic<std::size_t> next{0};
   std::exception_ptr error;
   std::mutex error_mutex;
-  std::atomic<std::size_t> finished{0};
+  std::atomic<std::size_t> finished{resumed};
   const auto work = [&](bool reports) {
     try {
       for (std::size_t i; (i = next.fetch_add(1)) < space.size();) {
+        if (done[i] != 0) continue;
         slots[i] = evaluator.evaluate(space[i], i);
+        if (checkpoint) checkpoint->add(i, slots[i]);
         const std::size_t f = finished.fetch_add(1) + 1;
         if (reports && options.on_progress) options.on_progress(std::min(f, space.size() - 1), space.size());
       }
@@ -241,6 +409,7 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
     work(true);
   }
   if (error) std::rethrow_exception(error);
+  if (checkpoint) checkpoint->finish();
   if (options.on_progress) options.on_progress(space.size(), space.size());
 
   PlanResult r;
@@ -251,6 +420,7 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   }
   r.enumerated = space.size();
   r.estimated_operations = estimated;
+  r.resumed = resumed;
   for (Slot& s : slots) {
     switch (s.outcome) {
       case Outcome::pruned:

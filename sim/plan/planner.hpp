@@ -8,6 +8,7 @@
 // thread count. Ties are broken by step time, then by memory headroom, then by enumeration order.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -35,6 +36,14 @@ struct PlanOptions {
   /// done == total at the end; may be empty (progress lines: tools/clustersim/progress.hpp).
   std::function<void(std::size_t done, std::size_t total)> on_progress = {};
   double max_cost = 1.0;  // scales kMaxPlanOperations (the CLI's --max-cost)
+  /// A checkpoint file (empty: none): each evaluated strategy is appended to it as a line (batched, a
+  /// write at least every 0.2 s), so a search stopped by a signal keeps what it finished. With `resume`
+  /// its complete lines are read first and only the other strategies are evaluated; the result is the
+  /// same as one uninterrupted search. `fingerprint` identifies the input (experiment, options): a
+  /// checkpoint of another input is refused (exit 2).
+  std::string checkpoint;
+  bool resume = false;
+  std::uint64_t fingerprint = 0;
 };
 
 /// Figures of one simulated, memory-feasible strategy.
@@ -72,6 +81,7 @@ struct PlanResult {
   bool trusted_first = false;         // trusted strategies ranked before the others
   double seconds = 0;                 // wall time of the search (not part of JSON output: not deterministic)
   double estimated_operations = 0;    // the search-cost estimate checked against its bound (--max-cost)
+  std::size_t resumed = 0;            // strategies read from the checkpoint instead of evaluated
 };
 
 /// Throws ConfigError when the objective needs data the experiment lacks (energy without an energy

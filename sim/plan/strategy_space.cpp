@@ -8,12 +8,16 @@
 namespace clustersim::plan {
 namespace {
 
+// In increasing order, in O(sqrt n) (a global batch of 4·10^7 per replica took 0.1 s per layout).
 std::vector<int> divisors(int n) {
-  std::vector<int> out;
-  for (int d = 1; d <= n; ++d) {
-    if (n % d == 0) out.push_back(d);
+  std::vector<int> low, high;
+  for (int d = 1; d <= n / d; ++d) {
+    if (n % d != 0) continue;
+    low.push_back(d);
+    if (d != n / d) high.push_back(n / d);
   }
-  return out;
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
 }
 
 bool tp_fits_model(const TransformerSpec& m, int tp) {

@@ -93,14 +93,22 @@ std::vector<std::string> expand_range(const std::string& pointer, std::string_vi
     fail(pointer, fmt::format("range \"{}\": a geometric range needs a factor > 1 and a start > 0", text));
   }
   if (!geometric && step <= 0) fail(pointer, fmt::format("range \"{}\": the increment must be > 0", text));
+  // The number of values in closed form, so that a range of 10^9 values is refused before any is made,
+  // and a step lost in rounding (1e308..1e308:+1) cannot repeat one value until the bound.
+  const double span = geometric ? std::log(*hi / *lo) / std::log(step) : (*hi - *lo) / step;
+  if (!(span < static_cast<double>(kMaxAxisValues))) {
+    fail(pointer, fmt::format("range \"{}\" has more than {} values", text, kMaxAxisValues));
+  }
+  const auto last = static_cast<std::size_t>(std::floor(span)) + 1;  // one more: the 1e-12 tolerance below
   std::vector<std::string> out;
   // Values are computed from the index (not accumulated) so that 0.1 steps do not drift.
-  for (std::size_t i = 0;; ++i) {
+  for (std::size_t i = 0; i <= last; ++i) {
     const double v = geometric ? *lo * std::pow(step, static_cast<double>(i)) : *lo + step * static_cast<double>(i);
     if (v > *hi * (1 + 1e-12)) break;
     if (out.size() >= kMaxAxisValues) fail(pointer, fmt::format("range \"{}\" has more than {} values", text, kMaxAxisValues));
     std::string value = number_text(v);
     if (unit.size() > 1) value.append(unit);
+    if (!out.empty() && value == out.back()) continue;  // an increment below the value's precision
     out.push_back(std::move(value));
   }
   return out;

@@ -14,6 +14,7 @@
 #include "progress.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/config/reference_runs.hpp"
+#include "sim/config/scenario_json.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/plan/plan_report.hpp"
@@ -40,6 +41,8 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     bool explore = false;
     std::string trust_error = "25%";
     double max_cost = 1.0;
+    std::string checkpoint;
+    bool resume = false;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")
@@ -65,6 +68,13 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--max-cp", opt->max_cp, "largest context-parallel degree searched")
       ->check(CLI::PositiveNumber);
   add_max_cost_option(app, opt->max_cost);
+  auto* checkpoint =
+      app.add_option("--checkpoint", opt->checkpoint,
+                     "append each evaluated strategy to this file, so that a search stopped by a signal keeps "
+                     "what it finished (docs/limits.md)");
+  app.add_flag("--resume", opt->resume,
+               "read the --checkpoint file of an interrupted search and evaluate only the strategies it lacks")
+      ->needs(checkpoint);
   app.add_flag("--explore", opt->explore,
                "rank by the objective alone (default: strategies inside the validated region first)");
   app.add_option("--trust-error", opt->trust_error,
@@ -103,7 +113,25 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
                           std::size_t done, std::size_t total) { (*line)(done, total); };
     }
     o.max_cost = opt->max_cost;
+    o.checkpoint = opt->checkpoint;
+    o.resume = opt->resume;
+    if (!o.checkpoint.empty()) {
+      // What decides the evaluated strategies: the scenario as read (experiment and --set) and the search
+      // options; a checkpoint written for other ones is refused on --resume.
+      std::string key = config::scenario_to_json(base).dump();
+      key += fmt::format("|{}|{}|{}|{}|{}|{}", opt->objective, opt->devices, opt->max_devices, opt->min_devices,
+                         opt->max_cp, opt->tp_beyond_node);
+      std::uint64_t h = 0xcbf29ce484222325ULL;
+      for (const char ch : key) {
+        h ^= static_cast<unsigned char>(ch);
+        h *= 0x100000001b3ULL;
+      }
+      o.fingerprint = h;
+    }
     plan::PlanResult r = plan::plan_strategies(base, o);
+    if (r.resumed > 0) {
+      std::fprintf(stderr, "resumed %zu of %zu strategies from %s\n", r.resumed, r.enumerated, o.checkpoint.c_str());
+    }
     if (const auto corpus = default_reference_file(global.config_dirs)) {
       const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
       const ValidationResult v = run_validation(read_corpus(*corpus, paths, true), paths, "test");

@@ -107,7 +107,13 @@ Command add_report_command(CLI::App& app, const GlobalOptions& global) {
     // simulation (an unwritable path costs nothing).
     check_work(s, opt->max_cost);
     OutputStream out(opt->output);
-    const Prediction p = predict(s);
+    const Prediction p = [&] {
+      try {
+        return predict(s);
+      } catch (const ConfigError& e) {
+        throw naming_set_values(e, s, overrides);
+      }
+    }();
     nlohmann::json report = prediction_json(s, p);
     if (p.flow) report["contention"] = flow::contention_json(*p.flow, *p.analytic);
     StepGraph rebuilt;

@@ -129,7 +129,13 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
       po.on_trials = [line = std::make_shared<ProgressLine>(true, "trials", std::chrono::seconds(1))](
                          std::uint64_t done, std::uint64_t total) { (*line)(done, total); };
     }
-    const Prediction p = predict(s, po);
+    const Prediction p = [&] {
+      try {
+        return predict(s, po);
+      } catch (const ConfigError& e) {
+        throw naming_set_values(e, s, overrides);
+      }
+    }();
     flow_line.reset();
     const std::optional<flow::FlowRun>& fr = p.flow;
     if (opt->format == "json") {

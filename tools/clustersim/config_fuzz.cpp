@@ -543,6 +543,11 @@ std::size_t non_finite(const std::string& text) {
   return std::string::npos;
 }
 
+// Input strings that hold a non-finite word ("inf TFLOPS" as a model name) are echoed verbatim by the
+// reports (names, descriptions): they are removed from the output before it is judged, so that only a
+// figure the tool computed can be a finding.
+void erase_echoed_strings(const struct Case& c, std::string& text);
+
 bool located(const std::string& line) {
   // error: FILE:/pointer: msg | error: <command line>:--opt: msg | error: cannot write P: why | error: X: msg
   // (a file or option named) | CLI11's option messages (--opt: ..., "... is required", "Could not convert").
@@ -562,12 +567,43 @@ bool located(const std::string& line) {
          line.find("not in range") != std::string::npos;
 }
 
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 struct Outcome {
   std::string kind;  // ok, refused, finding
   std::string detail;
 };
 
 json to_json(const struct Case& c);
+
+// The run's tally, read by the watchdog too: a hang prints it (the hanging case counted as a finding)
+// before the process exits, so that tools/fuzz_campaign sums it and resumes after the case.
+struct Tally {
+  std::atomic<std::uint64_t> ok{0}, refused{0}, finding{0}, ran{0}, repeats{0};
+  std::uint64_t seed = 0, first = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+Tally g_tally;
+
+std::string summary_line(std::uint64_t extra_findings) {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_tally.start).count();
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%llu cases (seed %llu, first %llu) in %.1f s: %llu ok, %llu refused with a located message, %llu "
+                "findings\ndistinct cases run: %llu (%llu repeats of an earlier identical case counted with its "
+                "outcome)\n",
+                static_cast<unsigned long long>(g_tally.ran + extra_findings), static_cast<unsigned long long>(g_tally.seed),
+                static_cast<unsigned long long>(g_tally.first), elapsed, static_cast<unsigned long long>(g_tally.ok.load()),
+                static_cast<unsigned long long>(g_tally.refused.load()),
+                static_cast<unsigned long long>(g_tally.finding + extra_findings),
+                static_cast<unsigned long long>(g_tally.ran + extra_findings - g_tally.repeats),
+                static_cast<unsigned long long>(g_tally.repeats.load()));
+  return buf;
+}
 
 class Driver {
  public:
@@ -583,7 +619,8 @@ class Driver {
     watchdog_.join();
   }
 
-  Outcome run(const Case& c, const std::string& label, const std::string& file_name) {
+  Outcome run(const Case& c, const std::string& label, const std::string& file_name, std::uint64_t index) {
+    index_ = index;
     // A fresh directory per case: the library memoises a few per-path facts (is there an energy catalog
     // in this directory?) as a long-running CLI process may.
     const fs::path dir = work_ / ("case" + std::to_string(serial_++));
@@ -659,6 +696,7 @@ class Driver {
         text = rows;
       }
       if (cmd == "compare" || cmd == "merge" || cmd == "schema" || cmd == "explain") text.clear();
+      erase_echoed_strings(c, text);
       const auto at = non_finite(text);
       if (at != std::string::npos) {
         return {"finding", "exit " + std::to_string(rc) + " with a non-finite number: ..." +
@@ -680,11 +718,6 @@ class Driver {
   // to the real standard error and the process exits 1 (an in-process case cannot be killed alone).
   // The budget is CPU time of this process (a loaded machine stretches wall time, not CPU time), with a
   // wall-clock backstop of 10x for cases that wait (a forked flow-engine child, a deadlock).
-  static double cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-  }
   void watch() {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
@@ -705,6 +738,10 @@ class Driver {
         if (!save_.empty()) {
           fs::create_directories(save_);
           std::ofstream(fs::path(save_) / file_name_) << case_json_ << "\n";
+        }
+        const std::string tally = summary_line(1) + "stopped by a hang at case " + std::to_string(index_) +
+                                  ": resume with --first " + std::to_string(index_ + 1) + "\n";
+        if (write(real_err_, tally.data(), tally.size()) < 0) {
         }
         _exit(1);
       }
@@ -736,15 +773,56 @@ class Driver {
   bool armed_ = false, stop_ = false;
   std::string label_;
   int real_err_ = 2;
+  std::uint64_t index_ = 0;
   std::chrono::steady_clock::time_point started_;
   double cpu_started_ = 0;
   std::thread watchdog_;
 };
 
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char ch : text) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 std::string describe(const Case& c) {
   std::string s;
   for (const std::string& a : c.args) s += (s.empty() ? "" : " ") + a;
   return s;
+}
+
+void erase_echoed_strings(const Case& c, std::string& text) {
+  std::vector<std::string> echoed;
+  const auto collect = [&echoed](const std::string& src) {
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      if (src[i] != '"') continue;
+      std::string value;
+      std::size_t j = i + 1;
+      for (; j < src.size() && src[j] != '"'; ++j) {
+        if (src[j] == '\\' && j + 1 < src.size()) ++j;
+        value += src[j];
+      }
+      if (!value.empty() && non_finite(value) != std::string::npos) echoed.push_back(value);
+      i = j;
+    }
+  };
+  for (const auto& [name, file_text] : c.files) collect(file_text);
+  for (const std::string& a : c.args) collect(a);
+  // Longest first, so that "inf TFLOPS" goes before a bare "inf" inside it.
+  std::sort(echoed.begin(), echoed.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (std::string e : echoed) {
+    // A value that is only the word ("inf", "-NaN") is erased only as a quoted JSON string: unquoted it
+    // could be a figure the tool printed.
+    std::string word = e;
+    word.erase(std::remove_if(word.begin(), word.end(), [](char ch) { return ch == '-' || ch == '+' || ch == ' '; }),
+               word.end());
+    for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (word == "inf" || word == "nan" || word == "infinity") e = "\"" + e + "\"";
+    for (auto pos = text.find(e); pos != std::string::npos; pos = text.find(e, pos)) text.erase(pos, e.size());
+  }
 }
 
 json to_json(const Case& c) {
@@ -804,10 +882,13 @@ int main(int argc, char** argv) {
   if (made == nullptr) return usage("cannot create a temporary directory");
   const fs::path work = made;
 
-  std::map<std::string, std::uint64_t> counts = {{"ok", 0}, {"refused", 0}, {"finding", 0}};
   std::map<std::string, std::uint64_t> per_command;
-  std::uint64_t ran = 0;
-  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, double> per_command_cpu;
+  std::map<std::uint64_t, Outcome> memo;  // FNV-1a of a case's JSON -> its outcome
+  g_tally.seed = seed;
+  g_tally.first = first;
+  g_tally.start = std::chrono::steady_clock::now();
+  const auto start = g_tally.start;
   {
     const Inputs inputs = load_inputs(source);
     Driver driver(work, budget, save);
@@ -822,12 +903,26 @@ int main(int argc, char** argv) {
       const Case c = maker.make(rng);
       const std::string label = "case " + std::to_string(i) + " (seed " + std::to_string(seed) + "): clustersim " + describe(c);
       const std::string file_name = "seed" + std::to_string(seed) + "-case" + std::to_string(i) + ".json";
-      const Outcome o = driver.run(c, label, file_name);
-      ++counts[o.kind];
+      // A case identical to an earlier one (same arguments, same file texts: e.g. `validate` of the bundled
+      // corpus, `collective --cluster eos-h100`) has the same outcome (the CLI is deterministic); it is
+      // counted with that outcome, not run again.
+      const std::uint64_t key = fnv1a(to_json(c).dump());
+      const auto seen = memo.find(key);
+      const bool repeat = seen != memo.end();
+      const double cpu0 = cpu_seconds();
+      const Outcome o = repeat ? seen->second : driver.run(c, label, file_name, i);
+      const double cpu = cpu_seconds() - cpu0;
+      if (repeat) {
+        ++g_tally.repeats;
+      } else {
+        memo.emplace(key, o);
+      }
+      ++(o.kind == "ok" ? g_tally.ok : o.kind == "refused" ? g_tally.refused : g_tally.finding);
       ++per_command[c.args[0]];
-      ++ran;
-      if (verbose) std::printf("%s\n  %s: %s\n", label.c_str(), o.kind.c_str(), o.detail.c_str());
-      if (o.kind == "finding") {
+      per_command_cpu[c.args[0]] += cpu;
+      ++g_tally.ran;
+      if (verbose) std::printf("%s\n  %s (%.4f s CPU): %s\n", label.c_str(), o.kind.c_str(), cpu, o.detail.c_str());
+      if (o.kind == "finding" && !repeat) {
         std::printf("FINDING %s\n  %s\n", label.c_str(), o.detail.c_str());
         if (!save.empty()) {
           fs::create_directories(save);
@@ -838,13 +933,16 @@ int main(int argc, char** argv) {
     }
   }
   fs::remove_all(work);
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%llu cases (seed %llu, first %llu) in %.1f s: %llu ok, %llu refused with a located message, %llu findings\n",
-              static_cast<unsigned long long>(ran), static_cast<unsigned long long>(seed),
-              static_cast<unsigned long long>(first), elapsed, static_cast<unsigned long long>(counts["ok"]),
-              static_cast<unsigned long long>(counts["refused"]), static_cast<unsigned long long>(counts["finding"]));
+  const std::uint64_t ran = g_tally.ran;
+  std::printf("%s", summary_line(0).c_str());
   std::printf("by command:");
   for (const auto& [cmd, n] : per_command) std::printf(" %s %llu", cmd.c_str(), static_cast<unsigned long long>(n));
-  std::printf("\n");
-  return counts["finding"] == 0 ? 0 : 1;
+  std::printf("\nCPU seconds by command:");
+  double cpu_total = 0;
+  for (const auto& [cmd, t] : per_command_cpu) {
+    std::printf(" %s %.1f", cmd.c_str(), t);
+    cpu_total += t;
+  }
+  std::printf(" (%.1f ms per case)\n", ran > 0 ? 1e3 * cpu_total / static_cast<double>(ran) : 0.0);
+  return g_tally.finding == 0 ? 0 : 1;
 }

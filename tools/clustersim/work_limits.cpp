@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "sim/config/provenance.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/scenario/work_bounds.hpp"
 
@@ -31,6 +32,24 @@ void check_work(const Scenario& s, double scale) {
   if (auto over = work_over_bounds(estimate_work(s, s.engine == "flow"), scale)) {
     throw ConfigError("<command line>", "--max-cost", *over);
   }
+}
+
+ConfigError naming_set_values(const ConfigError& e, const Scenario& s, const std::vector<config::Override>& overrides) {
+  std::vector<Diagnostic> out = e.diagnostics();
+  const std::string experiment = s.source_file.empty() ? "<experiment>" : s.source_file;
+  for (Diagnostic& d : out) {
+    if (d.file != experiment) continue;
+    for (const config::Override& o : overrides) {
+      const bool below = d.pointer == o.pointer ||
+                         (d.pointer.starts_with(o.pointer) && d.pointer.size() > o.pointer.size() &&
+                          d.pointer[o.pointer.size()] == '/');
+      if (below) {
+        d.file = std::string(config::kSetLabel);
+        break;
+      }
+    }
+  }
+  return ConfigError(std::move(out));
 }
 
 }  // namespace clustersim::cli
