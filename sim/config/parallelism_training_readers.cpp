@@ -190,6 +190,24 @@ constexpr Field kTrainingFields[] = {
      .doc = "activation recomputation",
      .fallback = "\"none\"",
      .choices = kRecomputeChoices},
+    {.key = "selective_recompute",
+     .kind = FieldKind::choice,
+     .doc = "with recompute selective: attention (the attention core, Korthikanti 2022), op (torchtitan's "
+            "op-level SAC: every second linear GEMM, all FP8 GEMMs, element-wise ops and TP all-gathers "
+            "re-run) or layer (every k-th layer in full; docs/model.md)",
+     .fallback = "\"attention\"",
+     .choices = kSelectivePolicyChoices},
+    {.key = "selective_layer_interval",
+     .kind = FieldKind::integer,
+     .doc = "with selective_recompute layer: every k-th layer is recomputed (torchtitan selective_ac_option)",
+     .fallback = "2",
+     .ints = kPositive},
+    {.key = "fp8_scaling",
+     .kind = FieldKind::choice,
+     .doc = "FP8 scaling recipe: delayed (Transformer Engine, fused cast-transpose), tensorwise (dynamic, an "
+            "amax pass first), rowwise (per-row scales on both axes, CUTLASS row-wise GEMM; docs/model.md)",
+     .fallback = "\"delayed\"",
+     .choices = kFp8ScalingChoices},
     {.key = "optimizer",
      .kind = FieldKind::choice,
      .doc = "optimizer (state size)",
@@ -318,6 +336,9 @@ TrainingSpec read_training(ObjectReader& r) {
   t.gradient_precision = r.enumeration("gradient_precision", precision_names());
   t.master_weights_fp32 = r.choice("master_weights") == "fp32";
   t.recompute = r.enumeration("recompute", recompute_names());
+  t.selective_policy = r.enumeration("selective_recompute", selective_policy_names());
+  t.selective_layer_interval = static_cast<int>(r.get_integer("selective_layer_interval").value_or(2));
+  t.fp8_scaling = r.enumeration("fp8_scaling", fp8_scaling_names());
   t.optimizer = r.enumeration("optimizer", optimizer_names());
   t.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
   t.flash_attention = r.boolean("flash_attention");

@@ -86,6 +86,11 @@ struct TrainingSpec {
   Precision gradient_precision = Precision::fp32;  // precision of the gradient reduction buffers
   bool master_weights_fp32 = true;              // mixed precision keeps fp32 master weights
   Recompute recompute = Recompute::none;
+  // With recompute = selective: which ops are recomputed (attention core, torchtitan op-level SAC, or
+  // every k-th layer in full with k = selective_layer_interval).
+  SelectivePolicy selective_policy = SelectivePolicy::attention;
+  int selective_layer_interval = 2;
+  Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8 scaling recipe of the linear layers
   Optimizer optimizer = Optimizer::adam;
   bool overlap_grad_reduce = true;              // DP gradient buckets overlap the backward pass
   bool flash_attention = true;                  // fused attention (no s^2 activations in HBM)
