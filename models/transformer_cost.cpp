@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/eager_kernels.hpp"
+
 namespace clustersim {
 namespace {
 
@@ -261,6 +263,7 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
     add_attention(k, m, s, d);
     add_ffn();
     k.add(elementwise("dropout_add", d.norm_tokens * d.h * (4.0 * d.e + 2.0)));
+    if (s.eager_elementwise && kind == LayerKind::dense) add_eager_elementwise(k, m, s);
     return k;
   }
   k.add(elementwise("layernorm", norm_bytes));
@@ -269,6 +272,7 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
   k.add(elementwise("layernorm", norm_bytes));
   add_ffn();
   k.add(elementwise("dropout_add", dropout_add_bytes));
+  if (s.eager_elementwise && kind == LayerKind::dense) add_eager_elementwise(k, m, s);
   return k;
 }
 

@@ -45,6 +45,7 @@ struct LayerShape {
   bool fp8_attention = false;             // FP8 training: attention kernels in FP8 too
   int microbatches = 1;                   // per step: FP8 weight casts are amortised over them
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8 scaling recipe (cast traffic, GEMM kernel)
+  bool eager_elementwise = false;  // eager PyTorch: unfused norm/rotary/SwiGLU passes (eager_kernels.hpp)
   // Mixture-of-experts layers (unused for dense layers): expert-parallel and expert-tensor-parallel
   // degrees, and the token load of the busiest EP rank over the mean (moe_load.hpp).
   int ep = 1;

@@ -253,6 +253,7 @@ constexpr Field kRecordFields[] = {
      .section = &kPrecisionSection,
      .also = also_null},
     flag("flash_attention", "fused attention"),
+    flag("torch_compile", "PyTorch model compiled with torch.compile (false: eager element-wise kernels)"),
     {.key = "measured",
      .kind = FieldKind::object,
      .doc = "measurement",
@@ -425,6 +426,7 @@ void read_reference_record(const nlohmann::json& value, std::size_t index, ReadC
       },
       out, false);
   out.flash_attention = s.boolean("flash_attention");
+  out.torch_compile = s.boolean("torch_compile");
   section(top, "measured", read_measured, out);
   s.choice("confidence");
   s.text("notes");

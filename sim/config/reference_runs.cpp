@@ -456,6 +456,11 @@ class Builder {
         tp_rule(rec_.tp_comm_overlap, profile_ ? profile_->tp_comm_overlap : std::nullopt, "tp_comm_overlap");
     if (!overlap) return no_profile_reason("parallelism.tp_comm_overlap");
     par_["tp_comm_overlap"] = *overlap && *tp > 1;
+    if (*overlap && *tp > 1 && profile_ && profile_->tp_comm_overlap_scope) {
+      par_["tp_comm_overlap_scope"] = *profile_->tp_comm_overlap_scope;
+      assume(fmt::format("tp_comm_overlap_scope = {} ({} default)", *profile_->tp_comm_overlap_scope,
+                         profile_->name));
+    }
 
     std::optional<std::string> collective;
     if (profile_)
@@ -622,6 +627,13 @@ class Builder {
         }
         train_["selective_layer_interval"] = k;
       }
+    }
+    if (rec_.torch_compile) {
+      if (!*rec_.torch_compile) train_["eager_elementwise"] = true;
+    } else if (profile_ && profile_->eager_elementwise) {
+      train_["eager_elementwise"] = *profile_->eager_elementwise;
+      assume(fmt::format("eager_elementwise = {} (torch_compile not stated; {} default)",
+                         *profile_->eager_elementwise ? "true" : "false", profile_->name));
     }
     if (precision == "fp8") {
       if (rec_.fp8_recipe && (*rec_.fp8_recipe == "tensorwise" || *rec_.fp8_recipe == "rowwise")) {

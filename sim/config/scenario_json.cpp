@@ -254,6 +254,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
     j["training"]["selective_recompute"] = std::string(name_of(selective_policy_names(), t.selective_policy));
   if (t.selective_policy == SelectivePolicy::layer)
     j["training"]["selective_layer_interval"] = t.selective_layer_interval;
+  if (t.eager_elementwise) j["training"]["eager_elementwise"] = true;
+  if (!s.parallelism.tp_comm_overlap_backward) j["parallelism"]["tp_comm_overlap_scope"] = "forward";
   if (t.fp8_scaling != Fp8Scaling::delayed)
     j["training"]["fp8_scaling"] = std::string(name_of(fp8_scaling_names(), t.fp8_scaling));
   const DpModeSpec& d = p.data_parallel;

@@ -110,6 +110,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.fp8_attention = tr.fp8_attention;
   shape_.microbatches = std::max(1, tr.microbatches(par.dp));
   shape_.fp8_scaling = tr.fp8_scaling;
+  shape_.eager_elementwise = tr.eager_elementwise;
   shape_.ep = par.ep;
   shape_.etp = par.etp;
   shape_.moe_load = moe_rank_load(m.moe, par.ep);
@@ -397,7 +398,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
     OpCost b = from_kernels(dev, ks);
     const OpCost kernels = b;
     if (input) {
-      if (par.tp_comm_overlap) {
+      if (par.tp_comm_overlap && par.tp_comm_overlap_backward) {
         hide(b, b.tp_comm, tp_layer_, kernels.compute_bound, dev, tp_bw_);
       } else {
         b.tp_comm = tp_layer_;
@@ -431,7 +432,7 @@ OpCost OpCostModel::op_sac_recompute(const LayerKernels& fwd) const {
   r.model_flops = Flops(0);
   // The TP all-gathers (or all-reduces) are not in the save list: the recomputation issues them again.
   if (par.tp > 1) {
-    if (par.tp_comm_overlap) {
+    if (par.tp_comm_overlap && par.tp_comm_overlap_backward) {
       const Seconds window = r.compute_bound;
       hide(r, r.tp_comm, tp_regather_, window, dev, tp_bw_);
     } else {

@@ -169,3 +169,65 @@ TEST_CASE("row-wise FP8 at TP 8 on a Llama-3-8B block is slower than BF16 (small
   CHECK(layer_time(Precision::fp8, Fp8Scaling::tensorwise) < bf16);
   CHECK(layer_time(Precision::fp8, Fp8Scaling::rowwise) > 0.9 * bf16);
 }
+
+TEST_CASE("eager element-wise kernels: the byte counts of torchtitan's eager RMSNorm, rotary and SwiGLU",
+          "[models][eager]") {
+  Scenario s = llama8b(1, Precision::bf16);
+  LayerShape shape = OpCostModel(s).shape();
+  const auto bytes = [&](bool eager) {
+    shape.eager_elementwise = eager;
+    double b = 0.0;
+    for (const Kernel& k : layer_forward_kernels(s.model, shape)) {
+      if (k.cls == KernelClass::elementwise) b += k.bytes.value();
+    }
+    return b;
+  };
+  const double tokens = 2.0 * 8192.0;
+  const double h = 4096, q = 4096, kv = 1024, f = 14336;
+  // 2 norms x 32 B + rotary 20 B on q and k + SwiGLU product 4 B on the inner width, per token.
+  CHECK(bytes(true) - bytes(false) == Approx(tokens * (2.0 * 32.0 * h + 20.0 * (q + kv) + 4.0 * f)));
+  // Without rotary positions, RMSNorm or SwiGLU nothing is added.
+  s.model.position = PositionKind::learned;
+  s.model.norm = NormKind::layernorm;
+  s.model.mlp = MlpKind::gelu;
+  CHECK(bytes(true) == Approx(bytes(false)));
+}
+
+TEST_CASE("eager execution slows a Llama-3-8B layer on H100 by 10-25 % at equal model FLOPs", "[models][eager]") {
+  // torch.compile's measured gain on this model (torchtitan 2024-12 benchmark, FSDP on 8 H100) is 16 %;
+  // the test only bounds the model's figure, it is not fitted to it.
+  Scenario a = llama8b(1, Precision::bf16);
+  Scenario b = a;
+  b.training.eager_elementwise = true;
+  const ChunkCosts ca = OpCostModel(a).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts cb = OpCostModel(b).chunk_costs(ChunkRole{.layers = 1});
+  const double ta = ca.forward.compute.value() + ca.backward.compute.value();
+  const double tb = cb.forward.compute.value() + cb.backward.compute.value();
+  CHECK(tb / ta > 1.10);
+  CHECK(tb / ta < 1.25);
+  CHECK(cb.forward.model_flops.value() == ca.forward.model_flops.value());
+}
+
+TEST_CASE("a forward-only TP overlap (PyTorch async TP) hides the forward's collectives, not the backward's",
+          "[models][asynctp]") {
+  Scenario off = llama8b(8, Precision::bf16);
+  Scenario both = off;
+  both.parallelism.tp_comm_overlap = true;
+  Scenario fwd = both;
+  fwd.parallelism.tp_comm_overlap_backward = false;
+  const ChunkCosts c_off = OpCostModel(off).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts c_both = OpCostModel(both).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts c_fwd = OpCostModel(fwd).chunk_costs(ChunkRole{.layers = 1});
+  CHECK(c_both.forward.tp_comm.value() < c_off.forward.tp_comm.value());
+  CHECK(c_fwd.forward.tp_comm.value() == Approx(c_both.forward.tp_comm.value()));
+  CHECK(c_fwd.backward.tp_comm.value() == Approx(c_off.backward.tp_comm.value()));
+  CHECK(c_both.backward.tp_comm.value() < c_off.backward.tp_comm.value());
+  const double t_off = c_off.forward.compute.value() + c_off.forward.tp_comm.value() +
+                       c_off.backward.compute.value() + c_off.backward.tp_comm.value();
+  const double t_fwd = c_fwd.forward.compute.value() + c_fwd.forward.tp_comm.value() +
+                       c_fwd.backward.compute.value() + c_fwd.backward.tp_comm.value();
+  const double t_both = c_both.forward.compute.value() + c_both.forward.tp_comm.value() +
+                        c_both.backward.compute.value() + c_both.backward.tp_comm.value();
+  CHECK(t_both < t_fwd);
+  CHECK(t_fwd < t_off);
+}
