@@ -64,7 +64,7 @@ KernelTime kernel_time(const DeviceSpec& d, const Kernel& k) {
       // own, so the saturation term sees one group's FLOPs (many small GEMMs are slower per FLOP).
       const double f_fill = k.grouped && k.batch > 1.0 ? f / k.batch : f;
       eff = e.gemm_max_efficiency * f_fill / (f_fill + e.gemm_half_flops) *
-            gemm_wave_efficiency(d.sm_count, k.m, k.n, k.k, k.batch);
+            gemm_wave_efficiency(d.sm_count, k.m, k.n, k.k, k.batch) * k.impl_efficiency;
     }
     t_compute = f / (d.peak_for(k.precision).value() * eff);
   }

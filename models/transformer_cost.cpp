@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/eager_kernels.hpp"
+
 namespace clustersim {
 namespace {
 
@@ -20,6 +22,8 @@ struct Dims {
   double e;             // bytes per element of activations (BF16 in FP8 training)
   double seq_local;     // query rows of one sequence on this rank (s/cp)
   double microbatches;  // per step (FP8 weight-cast amortisation)
+  double cast_bytes;    // bytes per element of an FP8 input cast (the scaling recipe)
+  double fp8_gemm_eff;  // speed of the FP8 GEMM kernel of the recipe relative to tensor-wise
   Precision linear;     // QKV / projection / MLP GEMMs
   Precision attention;  // attention core
   Precision head;       // LM head GEMM (and the activations' precision)
@@ -52,6 +56,8 @@ Dims dims_of(const TransformerSpec& m, const LayerShape& s) {
   d.e = bytes_per_element(d.head);
   d.seq_local = static_cast<double>(s.seq_len) / s.cp;
   d.microbatches = std::max(1, s.microbatches);
+  d.cast_bytes = fp8_cast_bytes_per_element(s.fp8_scaling);
+  d.fp8_gemm_eff = s.fp8_scaling == Fp8Scaling::rowwise ? kRowwiseFp8GemmEfficiency : 1.0;
   return d;
 }
 
@@ -75,9 +81,11 @@ Kernel elementwise(std::string_view name, double bytes) {
 // Bytes per element of a cast-transpose: read BF16 (2 B), write FP8 (1 B) and its transpose (1 B).
 constexpr double kCastTransposeBytes = 4.0;
 
-Kernel cast_kernel(double mm, double nn, double kk, double microbatches) {
-  Kernel c = elementwise("fp8_cast", kCastTransposeBytes * (mm * kk + kk * nn / microbatches));
+Kernel cast_kernel(double mm, double nn, double kk, double microbatches,
+                   double bytes_per_element = kCastTransposeBytes) {
+  Kernel c = elementwise("fp8_cast", bytes_per_element * (mm * kk + kk * nn / microbatches));
   c.fp8_cast = true;
+  c.cast_bytes = bytes_per_element;
   c.m = mm;
   c.n = nn;
   c.k = kk;
@@ -87,11 +95,25 @@ Kernel cast_kernel(double mm, double nn, double kk, double microbatches) {
 // A linear-layer GEMM, preceded in FP8 training by the cast of its inputs: the activation (M x K) every
 // micro-batch, the weight (K x N) once per step.
 void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, double kk, const Dims& d) {
-  if (d.linear == Precision::fp8) ks.add(cast_kernel(mm, nn, kk, d.microbatches));
-  ks.add(gemm(name, mm, nn, kk, d.linear, d.e));
+  if (d.linear == Precision::fp8) ks.add(cast_kernel(mm, nn, kk, d.microbatches, d.cast_bytes));
+  Kernel g = gemm(name, mm, nn, kk, d.linear, d.e);
+  if (d.linear == Precision::fp8) g.impl_efficiency = d.fp8_gemm_eff;
+  ks.add(g);
 }
 
 }  // namespace
+
+double fp8_cast_bytes_per_element(Fp8Scaling scaling) {
+  switch (scaling) {
+    case Fp8Scaling::delayed:
+      return kCastTransposeBytes;
+    case Fp8Scaling::tensorwise:
+      return kCastTransposeBytes + 2.0;
+    case Fp8Scaling::rowwise:
+      return 2.0 * (2.0 + 2.0 + 1.0);
+  }
+  return kCastTransposeBytes;
+}
 
 Kernel gemm_kernel(std::string_view name, double m, double n, double k, Precision p, double out_bytes) {
   return gemm(name, m, n, k, p, out_bytes);
@@ -241,6 +263,7 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
     add_attention(k, m, s, d);
     add_ffn();
     k.add(elementwise("dropout_add", d.norm_tokens * d.h * (4.0 * d.e + 2.0)));
+    if (s.eager_elementwise && kind == LayerKind::dense) add_eager_elementwise(k, m, s);
     return k;
   }
   k.add(elementwise("layernorm", norm_bytes));
@@ -249,6 +272,7 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
   k.add(elementwise("layernorm", norm_bytes));
   add_ffn();
   k.add(elementwise("dropout_add", dropout_add_bytes));
+  if (s.eager_elementwise && kind == LayerKind::dense) add_eager_elementwise(k, m, s);
   return k;
 }
 
@@ -271,7 +295,7 @@ void add_backward_of(LayerKernels& out, const Kernel& f, bool input_grad, bool w
     // The output gradient (M x N of the GEMM) is cast and transposed for the dgrad and wgrad GEMMs.
     if (input_grad) {
       Kernel c = f;
-      c.bytes = Bytes(kCastTransposeBytes * f.m * f.n);
+      c.bytes = Bytes(f.cast_bytes * f.m * f.n);
       out.add(c);
     }
     return;

@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "models/precision.hpp"
+#include "models/training_options.hpp"
 #include "models/transformer.hpp"
 #include "sim/core/units.hpp"
 
@@ -43,6 +44,8 @@ struct LayerShape {
   Precision precision = Precision::bf16;  // training (linear-layer GEMM) precision
   bool fp8_attention = false;             // FP8 training: attention kernels in FP8 too
   int microbatches = 1;                   // per step: FP8 weight casts are amortised over them
+  Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8 scaling recipe (cast traffic, GEMM kernel)
+  bool eager_elementwise = false;  // eager PyTorch: unfused norm/rotary/SwiGLU passes (eager_kernels.hpp)
   // Mixture-of-experts layers (unused for dense layers): expert-parallel and expert-tensor-parallel
   // degrees, and the token load of the busiest EP rank over the mean (moe_load.hpp).
   int ep = 1;
@@ -71,6 +74,8 @@ struct Kernel {
   // Flash attention: keys one query tile iterates over per call (causal: half the key length) and head dim.
   double attn_keys = 0, attn_head_dim = 0;
   bool fp8_cast = false;  // cast/transpose/amax of an FP8 GEMM input (m x k of its GEMM)
+  double cast_bytes = 4.0;  // fp8_cast: HBM bytes per element of the recipe (fp8_cast_bytes_per_element)
+  double impl_efficiency = 1.0;  // GEMM kernel speed relative to the device's calibrated GEMM (row-wise FP8)
   bool grouped = false;   // grouped GEMM of `batch` expert problems (MoE): each fills the pipeline alone
 };
 
@@ -88,6 +93,14 @@ Kernel gemm_kernel(std::string_view name, double m, double n, double k, Precisio
 /// The cast/transpose/amax of an FP8 GEMM's inputs: the M x K activation, plus the K x N weight once per
 /// step (amortised over `microbatches`).
 Kernel fp8_cast_kernel(double m, double n, double k, int microbatches);
+
+/// HBM bytes per element of the cast of one FP8 GEMM input under `scaling`: delayed 4 (read BF16 2 B,
+/// write FP8 1 B + its transpose 1 B; amax from history), tensorwise 6 (an amax pass reading 2 B first),
+/// rowwise 10 (per axis: an amax pass 2 B and a cast 2 B read + 1 B written, for both axes).
+double fp8_cast_bytes_per_element(Fp8Scaling scaling);
+/// Speed of the row-wise scaled FP8 GEMM relative to the tensor-wise one: 0.95, the middle of "most
+/// shapes are within 90-100% of tensor-wise efficiency" (pytorch/pytorch issue 147971, H100, fast-accum).
+inline constexpr double kRowwiseFp8GemmEfficiency = 0.95;
 
 /// Forward kernels of one layer on one TP rank. Attention is multi-head/GQA (QKV GEMM) or multi-head
 /// latent attention (down- and up-projections, DeepSeek-V2 §2.1). A MoE layer (`kind` = moe) replaces

@@ -30,6 +30,10 @@ inline constexpr std::array<EnumName<NodeFabric>, 5> kFabricNames{{{"nvswitch", 
                                                                    {"wafer", NodeFabric::wafer}}};
 inline constexpr std::array<EnumName<Recompute>, 3> kRecomputeNames{
     {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
+inline constexpr std::array<EnumName<SelectivePolicy>, 3> kSelectivePolicyNames{
+    {{"attention", SelectivePolicy::attention}, {"op", SelectivePolicy::op}, {"layer", SelectivePolicy::layer}}};
+inline constexpr std::array<EnumName<Fp8Scaling>, 3> kFp8ScalingNames{
+    {{"delayed", Fp8Scaling::delayed}, {"tensorwise", Fp8Scaling::tensorwise}, {"rowwise", Fp8Scaling::rowwise}}};
 inline constexpr std::array<EnumName<Optimizer>, 2> kOptimizerNames{
     {{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}}};
 inline constexpr std::array<EnumName<MlpKind>, 2> kMlpNames{
@@ -53,6 +57,8 @@ inline constexpr auto kPrecisionChoices = choices_of(kPrecisionNames);
 inline constexpr auto kScheduleChoices = choices_of(kScheduleNames);
 inline constexpr auto kFabricChoices = choices_of(kFabricNames);
 inline constexpr auto kRecomputeChoices = choices_of(kRecomputeNames);
+inline constexpr auto kSelectivePolicyChoices = choices_of(kSelectivePolicyNames);
+inline constexpr auto kFp8ScalingChoices = choices_of(kFp8ScalingNames);
 inline constexpr auto kOptimizerChoices = choices_of(kOptimizerNames);
 inline constexpr auto kMlpChoices = choices_of(kMlpNames);
 inline constexpr auto kNormChoices = choices_of(kNormNames);
@@ -79,6 +85,8 @@ inline std::span<const EnumName<ScheduleKind>> schedule_names() {
 inline std::span<const EnumName<NodeFabric>> fabric_names() {
   return kFabricNames;
 }
+inline std::span<const EnumName<SelectivePolicy>> selective_policy_names() { return kSelectivePolicyNames; }
+inline std::span<const EnumName<Fp8Scaling>> fp8_scaling_names() { return kFp8ScalingNames; }
 inline std::span<const EnumName<Recompute>> recompute_names() {
   return kRecomputeNames;
 }

@@ -20,6 +20,9 @@ namespace fs = std::filesystem;
 
 constexpr std::array<std::string_view, 5> kPrecisions{"fp32", "tf32", "fp16", "bf16", "fp8"};
 constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"};
+constexpr std::array<std::string_view, 3> kSelective{"attention", "op", "layer"};
+constexpr std::array<std::string_view, 2> kOverlapScope{"forward-backward", "forward"};
+constexpr std::array<std::string_view, 3> kFp8Scaling{"delayed", "tensorwise", "rowwise"};
 constexpr std::array<std::string_view, 3> kWithTp{"off", "on", "with-tp"};
 constexpr std::array<std::string_view, 2> kMicroBatch{"one", "global-batch-per-replica"};
 constexpr std::array<std::string_view, 2> kDpCollective{"hierarchical", "flat-ring"};
@@ -62,6 +65,16 @@ constexpr Section kProfileModelSection{"profile-model", "/defaults/model", "arch
 constexpr Field kDefaultsFields[] = {
     choice_field("precision", "compute precision", kPrecisions),
     choice_field("recompute", "activation recomputation", kRecompute),
+    choice_field("selective_recompute", "what selective recomputation re-runs (docs/model.md)", kSelective),
+    {.key = "selective_layer_interval",
+     .kind = FieldKind::integer,
+     .doc = "every k-th layer recomputed under selective_recompute layer",
+     .ints = {.min = 1}},
+    choice_field("fp8_scaling", "FP8 scaling recipe (docs/model.md)", kFp8Scaling),
+    choice_field("tp_comm_overlap_scope", "passes a TP overlap covers (docs/model.md)", kOverlapScope),
+    {.key = "eager_elementwise",
+     .kind = FieldKind::boolean,
+     .doc = "element-wise ops run eagerly (no torch.compile) unless a record states torch_compile"},
     {.key = "flash_attention", .kind = FieldKind::boolean, .doc = "fused attention"},
     choice_field("sequence_parallel", "sequence parallelism (with-tp: when tp > 1)", kWithTp),
     choice_field("tp_comm_overlap", "TP communication overlap (with-tp: when tp > 1)", kWithTp),
@@ -134,6 +147,11 @@ bool is_month(const std::string& s) {
 void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   p.precision = choice(d, "precision");
   p.recompute = choice(d, "recompute");
+  p.selective_recompute = choice(d, "selective_recompute");
+  if (auto v = d.get_integer("selective_layer_interval")) p.selective_layer_interval = static_cast<int>(*v);
+  p.fp8_scaling = choice(d, "fp8_scaling");
+  p.eager_elementwise = d.get_boolean("eager_elementwise");
+  p.tp_comm_overlap_scope = choice(d, "tp_comm_overlap_scope");
   p.flash_attention = d.get_boolean("flash_attention");
   p.sequence_parallel = with_tp(d, "sequence_parallel");
   p.tp_comm_overlap = with_tp(d, "tp_comm_overlap");
@@ -314,12 +332,20 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
   if (p.precision) put(train, "precision", *p.precision);
   if (p.recompute) put(train, "recompute", *p.recompute);
   if (p.flash_attention) put(train, "flash_attention", *p.flash_attention);
+  if (p.selective_recompute && train.value("recompute", std::string()) == "selective")
+    put(train, "selective_recompute", *p.selective_recompute);
+  if (p.selective_layer_interval && train.value("selective_recompute", std::string()) == "layer")
+    put(train, "selective_layer_interval", *p.selective_layer_interval);
   if (p.micro_batch_rule && *p.micro_batch_rule == "one") put(train, "micro_batch", 1);
   const std::string precision = train.value("precision", std::string("bf16"));
+  if (p.fp8_scaling && precision == "fp8") put(train, "fp8_scaling", *p.fp8_scaling);
+  if (p.eager_elementwise) put(train, "eager_elementwise", *p.eager_elementwise);
   if (p.gradient_precision.contains(precision))
     put(train, "gradient_precision", p.gradient_precision[precision]);
   if (p.sequence_parallel) put(par, "sequence_parallel", rule(p.sequence_parallel) && tp > 1);
   if (p.tp_comm_overlap) put(par, "tp_comm_overlap", rule(p.tp_comm_overlap) && tp > 1);
+  if (p.tp_comm_overlap_scope && par.value("tp_comm_overlap", false))
+    put(par, "tp_comm_overlap_scope", *p.tp_comm_overlap_scope);
   if (p.zero_stage && !par.contains("fsdp")) put(par, "zero_stage", *p.zero_stage);
   const bool zero3 = par.value("zero_stage", 0) == 3 || par.value("fsdp", false);
   if (zero3 && p.dp_collective_zero3) {

@@ -30,6 +30,11 @@ struct FrameworkProfile {
   // Defaults; nullopt = the profile says nothing (the record must state it, else it is skipped).
   std::optional<std::string> precision;  // fp16 | bf16 | fp8 | tf32 | fp32
   std::optional<std::string> recompute;  // none | selective | full
+  std::optional<std::string> selective_recompute;  // attention | op | layer (what "selective" re-runs)
+  std::optional<int> selective_layer_interval;     // k of the layer policy
+  std::optional<std::string> fp8_scaling;          // delayed | tensorwise | rowwise
+  std::optional<bool> eager_elementwise;           // torch.compile off by default
+  std::optional<std::string> tp_comm_overlap_scope;  // forward-backward | forward
   std::optional<bool> flash_attention;
   std::optional<WithTp> sequence_parallel;
   std::optional<WithTp> tp_comm_overlap;

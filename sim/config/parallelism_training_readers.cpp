@@ -10,6 +10,7 @@ namespace clustersim::config {
 namespace {
 
 constexpr IntRange kPositive{.min = 1};
+constexpr std::array<std::string_view, 2> kOverlapScopeChoices{"forward-backward", "forward"};
 constexpr auto kDpCollectives = std::to_array<std::string_view>({"hierarchical", "flat-ring"});
 constexpr auto kMoeOverlapChoices = std::to_array<std::string_view>({"none", "shared-expert", "compute"});
 constexpr auto kMasterWeights = std::to_array<std::string_view>({"fp32", "none"});
@@ -89,6 +90,12 @@ constexpr Field kParallelismFields[] = {
      .kind = FieldKind::boolean,
      .doc = "overlap TP collectives with GEMMs",
      .fallback = "false"},
+    {.key = "tp_comm_overlap_scope",
+     .kind = FieldKind::choice,
+     .doc = "passes tp_comm_overlap covers: forward-backward (Megatron-Core) or forward (PyTorch async TP; "
+            "docs/model.md)",
+     .fallback = "\"forward-backward\"",
+     .choices = kOverlapScopeChoices},
     {.key = "dp_collective",
      .kind = FieldKind::choice,
      .doc =
@@ -190,6 +197,29 @@ constexpr Field kTrainingFields[] = {
      .doc = "activation recomputation",
      .fallback = "\"none\"",
      .choices = kRecomputeChoices},
+    {.key = "selective_recompute",
+     .kind = FieldKind::choice,
+     .doc = "with recompute selective: attention (the attention core, Korthikanti 2022), op (torchtitan's "
+            "op-level SAC: every second linear GEMM, all FP8 GEMMs, element-wise ops and TP all-gathers "
+            "re-run) or layer (every k-th layer in full; docs/model.md)",
+     .fallback = "\"attention\"",
+     .choices = kSelectivePolicyChoices},
+    {.key = "selective_layer_interval",
+     .kind = FieldKind::integer,
+     .doc = "with selective_recompute layer: every k-th layer is recomputed (torchtitan selective_ac_option)",
+     .fallback = "2",
+     .ints = kPositive},
+    {.key = "fp8_scaling",
+     .kind = FieldKind::choice,
+     .doc = "FP8 scaling recipe: delayed (Transformer Engine, fused cast-transpose), tensorwise (dynamic, an "
+            "amax pass first), rowwise (per-row scales on both axes, CUTLASS row-wise GEMM; docs/model.md)",
+     .fallback = "\"delayed\"",
+     .choices = kFp8ScalingChoices},
+    {.key = "eager_elementwise",
+     .kind = FieldKind::boolean,
+     .doc = "eager PyTorch (no torch.compile): RMSNorm, rotary embedding and the SwiGLU product run as "
+            "separate element-wise kernels (docs/model.md)",
+     .fallback = "false"},
     {.key = "optimizer",
      .kind = FieldKind::choice,
      .doc = "optimizer (state size)",
@@ -296,6 +326,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   }
   p.schedule = r.enumeration("schedule", schedule_names());
   p.tp_comm_overlap = r.boolean("tp_comm_overlap");
+  p.tp_comm_overlap_backward = r.choice("tp_comm_overlap_scope") != "forward";
   p.dp_flat_ring = r.choice("dp_collective") == "flat-ring";
   if (r.has("moe_overlap")) {
     const std::string_view o = r.choice("moe_overlap");
@@ -318,6 +349,10 @@ TrainingSpec read_training(ObjectReader& r) {
   t.gradient_precision = r.enumeration("gradient_precision", precision_names());
   t.master_weights_fp32 = r.choice("master_weights") == "fp32";
   t.recompute = r.enumeration("recompute", recompute_names());
+  t.selective_policy = r.enumeration("selective_recompute", selective_policy_names());
+  t.selective_layer_interval = static_cast<int>(r.get_integer("selective_layer_interval").value_or(2));
+  t.fp8_scaling = r.enumeration("fp8_scaling", fp8_scaling_names());
+  t.eager_elementwise = r.boolean("eager_elementwise");
   t.optimizer = r.enumeration("optimizer", optimizer_names());
   t.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
   t.flash_attention = r.boolean("flash_attention");

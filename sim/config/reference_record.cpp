@@ -50,6 +50,7 @@ constexpr std::array<std::string_view, 5> kMlp{"gelu", "swiglu", "geglu", "relu"
 constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
 constexpr std::array<std::string_view, 3> kPosition{"learned", "rope", "alibi"};
 constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"};
+constexpr std::array<std::string_view, 3> kSelectiveRecompute{"attention", "op", "layer"};
 constexpr std::array<std::string_view, 5> kSchedule{"1f1b", "interleaved", "gpipe", "dualpipe", "zb"};
 constexpr std::array<std::string_view, 3> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle"};
 constexpr std::array<std::string_view, 6> kCompute{"bf16", "fp16", "fp8", "fp4", "tf32", "fp32"};
@@ -180,6 +181,11 @@ constexpr Field kParallelismFields[] = {
     count("global_batch", "sequences per step"),
     count("global_batch_tokens", "tokens per step"),
     one_of("recompute", "activation recomputation", kRecompute),
+    one_of("selective_recompute",
+           "what selective recomputation re-runs as stated (attention core; op: torchtitan op-level SAC; "
+           "layer: every k-th layer)",
+           kSelectiveRecompute),
+    count("selective_layer_interval", "k of layer-level selective recomputation (every k-th layer)"),
     flag("tp_comm_overlap", "TP communication overlapped with GEMMs"),
     one_of("schedule", "pipeline schedule", kSchedule),
     one_of("pipeline_split",
@@ -247,6 +253,7 @@ constexpr Field kRecordFields[] = {
      .section = &kPrecisionSection,
      .also = also_null},
     flag("flash_attention", "fused attention"),
+    flag("torch_compile", "PyTorch model compiled with torch.compile (false: eager element-wise kernels)"),
     {.key = "measured",
      .kind = FieldKind::object,
      .doc = "measurement",
@@ -356,6 +363,8 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.global_batch = s.integer("global_batch");
   out.global_batch_tokens = s.integer("global_batch_tokens");
   out.recompute = s.choice("recompute");
+  out.selective_recompute = s.choice("selective_recompute");
+  out.selective_layer_interval = s.integer("selective_layer_interval");
   out.tp_comm_overlap = s.boolean("tp_comm_overlap");
   out.schedule = s.choice("schedule");
   out.pipeline_split = s.choice("pipeline_split");
@@ -417,6 +426,7 @@ void read_reference_record(const nlohmann::json& value, std::size_t index, ReadC
       },
       out, false);
   out.flash_attention = s.boolean("flash_attention");
+  out.torch_compile = s.boolean("torch_compile");
   section(top, "measured", read_measured, out);
   s.choice("confidence");
   s.text("notes");

@@ -35,8 +35,10 @@ struct ReferenceRecord {
   std::optional<std::int64_t> tp, pp, dp, cp, ep, etp, vp, zero_stage, micro_batch, global_batch,
       global_batch_tokens;
   std::optional<std::string> fsdp;  // "false" | "full_shard" | "hybrid_shard" | "shard_grad_op"
-  std::optional<bool> sequence_parallel, tp_comm_overlap, flash_attention;
+  std::optional<bool> sequence_parallel, tp_comm_overlap, flash_attention, torch_compile;
   std::optional<std::string> recompute, schedule, pipeline_split;
+  std::optional<std::string> selective_recompute;  // attention | op | layer
+  std::optional<std::int64_t> selective_layer_interval;
   // precision
   std::optional<std::string> compute, fp8_recipe;
   std::optional<bool> fp8_attention;

@@ -456,6 +456,11 @@ class Builder {
         tp_rule(rec_.tp_comm_overlap, profile_ ? profile_->tp_comm_overlap : std::nullopt, "tp_comm_overlap");
     if (!overlap) return no_profile_reason("parallelism.tp_comm_overlap");
     par_["tp_comm_overlap"] = *overlap && *tp > 1;
+    if (*overlap && *tp > 1 && profile_ && profile_->tp_comm_overlap_scope) {
+      par_["tp_comm_overlap_scope"] = *profile_->tp_comm_overlap_scope;
+      assume(fmt::format("tp_comm_overlap_scope = {} ({} default)", *profile_->tp_comm_overlap_scope,
+                         profile_->name));
+    }
 
     std::optional<std::string> collective;
     if (profile_)
@@ -592,9 +597,53 @@ class Builder {
     }
     train_ = {{"micro_batch", mb},      {"global_batch", gb},       {"precision", precision},
               {"recompute", recompute}, {"flash_attention", flash}, {"gradient_precision", gradient}};
+    recipe_options(recompute, precision);
     c_.samples_per_step = static_cast<double>(gb);
     c_.tokens_per_step = static_cast<double>(gb * seq);
     return std::nullopt;
+  }
+
+  // What "selective" recomputes and the FP8 scaling recipe: the record's statement, else the profile's
+  // default (printed as an assumption), else the experiment defaults (attention core; delayed scaling).
+  void recipe_options(const std::string& recompute, const std::string& precision) {
+    if (recompute == "selective") {
+      std::string policy = "attention";
+      if (rec_.selective_recompute) {
+        policy = *rec_.selective_recompute;
+      } else if (profile_ && profile_->selective_recompute) {
+        policy = *profile_->selective_recompute;
+        assume(fmt::format("selective_recompute = {} (not stated; {} default)", policy, profile_->name));
+      }
+      train_["selective_recompute"] = policy;
+      if (policy == "layer") {
+        int k = 2;
+        if (rec_.selective_layer_interval) {
+          k = static_cast<int>(*rec_.selective_layer_interval);
+        } else if (profile_ && profile_->selective_layer_interval) {
+          k = *profile_->selective_layer_interval;
+          assume(fmt::format("selective_layer_interval = {} (not stated; {} default)", k, profile_->name));
+        } else {
+          assume("selective_layer_interval = 2 (not stated; experiment default)");
+        }
+        train_["selective_layer_interval"] = k;
+      }
+    }
+    if (rec_.torch_compile) {
+      if (!*rec_.torch_compile) train_["eager_elementwise"] = true;
+    } else if (profile_ && profile_->eager_elementwise) {
+      train_["eager_elementwise"] = *profile_->eager_elementwise;
+      assume(fmt::format("eager_elementwise = {} (torch_compile not stated; {} default)",
+                         *profile_->eager_elementwise ? "true" : "false", profile_->name));
+    }
+    if (precision == "fp8") {
+      if (rec_.fp8_recipe && (*rec_.fp8_recipe == "tensorwise" || *rec_.fp8_recipe == "rowwise")) {
+        train_["fp8_scaling"] = *rec_.fp8_recipe;
+      } else if (profile_ && profile_->fp8_scaling) {
+        train_["fp8_scaling"] = *profile_->fp8_scaling;
+        assume(fmt::format("fp8_scaling = {} (recipe not stated as tensorwise/rowwise; {} default)",
+                           *profile_->fp8_scaling, profile_->name));
+      }
+    }
   }
 
   // Layers that do not divide evenly over the pp·vp chunks: the record's pipeline_split, else the

@@ -250,6 +250,14 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (p.ep_comm_sms > 0) j["parallelism"]["ep_comm_sms"] = p.ep_comm_sms;
   if (t.fp8_activation_cache) j["training"]["fp8_activation_cache"] = true;
   if (t.recompute_norm_mla_up) j["training"]["recompute_norm_mla_up"] = true;
+  if (t.selective_policy != SelectivePolicy::attention)
+    j["training"]["selective_recompute"] = std::string(name_of(selective_policy_names(), t.selective_policy));
+  if (t.selective_policy == SelectivePolicy::layer)
+    j["training"]["selective_layer_interval"] = t.selective_layer_interval;
+  if (t.eager_elementwise) j["training"]["eager_elementwise"] = true;
+  if (!s.parallelism.tp_comm_overlap_backward) j["parallelism"]["tp_comm_overlap_scope"] = "forward";
+  if (t.fp8_scaling != Fp8Scaling::delayed)
+    j["training"]["fp8_scaling"] = std::string(name_of(fp8_scaling_names(), t.fp8_scaling));
   const DpModeSpec& d = p.data_parallel;
   if (d.mode != DpMode::allreduce) {
     nlohmann::json& jp = j["parallelism"];

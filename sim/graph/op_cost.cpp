@@ -6,6 +6,7 @@
 
 #include "models/moe_load.hpp"
 #include "models/roofline.hpp"
+#include "models/selective_recompute.hpp"
 #include "sim/collectives/compressed_sync.hpp"
 
 namespace clustersim {
@@ -108,6 +109,8 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.precision = prec;
   shape_.fp8_attention = tr.fp8_attention;
   shape_.microbatches = std::max(1, tr.microbatches(par.dp));
+  shape_.fp8_scaling = tr.fp8_scaling;
+  shape_.eager_elementwise = tr.eager_elementwise;
   shape_.ep = par.ep;
   shape_.etp = par.etp;
   shape_.moe_load = moe_rank_load(m.moe, par.ep);
@@ -148,6 +151,8 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     tp_layer_ = tc.all_reduce * tp_time(CollectiveOp::all_reduce, act_bytes) +
                 tc.all_gather * tp_time(CollectiveOp::all_gather, act_bytes) +
                 tc.reduce_scatter * tp_time(CollectiveOp::reduce_scatter, act_bytes);
+    tp_regather_ = tc.all_reduce * tp_time(CollectiveOp::all_reduce, act_bytes) +
+                   tc.all_gather * tp_time(CollectiveOp::all_gather, act_bytes);
   }
 
   // --- context parallelism: ring exchange of K/V blocks (cp − 1 steps) under the attention kernels
@@ -356,6 +361,14 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
     recompute = fwd_no_fsdp;
     recompute.model_flops = Flops(0);
     recompute.hardware_flops = c.fwd.model_flops;
+  } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::op) {
+    recompute = op_sac_recompute(fwd);
+  } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::layer) {
+    // Every k-th block fully recomputed: 1/k of a full recomputation per layer on average.
+    const double k = std::max(1, tr.selective_layer_interval);
+    recompute = fwd_no_fsdp * (1.0 / k);
+    recompute.model_flops = Flops(0);
+    recompute.hardware_flops = c.fwd.model_flops * (1.0 / k);
   } else if (tr.recompute == Recompute::selective && !tr.flash_attention) {
     const LayerKernels core = attention_core_only(fwd);
     recompute = from_kernels(dev, core);
@@ -385,7 +398,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
     OpCost b = from_kernels(dev, ks);
     const OpCost kernels = b;
     if (input) {
-      if (par.tp_comm_overlap) {
+      if (par.tp_comm_overlap && par.tp_comm_overlap_backward) {
         hide(b, b.tp_comm, tp_layer_, kernels.compute_bound, dev, tp_bw_);
       } else {
         b.tp_comm = tp_layer_;
@@ -397,7 +410,10 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
       }
       b += recompute;
     }
-    const double gathers = tr.recompute == Recompute::full ? 2.0 : 1.0;  // recompute forward + backward
+    // Recompute forward + backward; under layer-level SAC only every k-th block gathers twice.
+    double gathers = tr.recompute == Recompute::full ? 2.0 : 1.0;
+    if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::layer)
+      gathers = 1.0 + 1.0 / std::max(1, tr.selective_layer_interval);
     const Seconds fsdp = (input ? fsdp_gather * gathers : Seconds(0)) + (weight ? fsdp_scatter : Seconds(0));
     hide(b, b.dp_comm, fsdp, b.compute, dev, dp_bandwidth_);
     return b;
@@ -406,6 +422,24 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
   c.bwd_input = backward_part(true, false);
   c.bwd_weight = backward_part(false, true);
   return c;
+}
+
+OpCost OpCostModel::op_sac_recompute(const LayerKernels& fwd) const {
+  const ParallelismSpec& par = s_.parallelism;
+  const DeviceSpec& dev = s_.cluster.node.device;
+  OpCost r = from_kernels(dev, op_sac_recompute_kernels(s_.model, shape_, fwd));
+  r.hardware_flops = r.model_flops;
+  r.model_flops = Flops(0);
+  // The TP all-gathers (or all-reduces) are not in the save list: the recomputation issues them again.
+  if (par.tp > 1) {
+    if (par.tp_comm_overlap && par.tp_comm_overlap_backward) {
+      const Seconds window = r.compute_bound;
+      hide(r, r.tp_comm, tp_regather_, window, dev, tp_bw_);
+    } else {
+      r.tp_comm = tp_regather_;
+    }
+  }
+  return r;
 }
 
 Seconds OpCostModel::dp_collective_time(CollectiveOp op, Bytes bytes) const {

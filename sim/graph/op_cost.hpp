@@ -87,9 +87,15 @@ class OpCostModel {
     OpCost fwd, bwd, bwd_input, bwd_weight;
   };
   [[nodiscard]] LayerCosts layer_costs(LayerKind kind) const;
+  /// What torchtitan's op-level SAC re-runs before a layer's backward (models/selective_recompute.hpp),
+  /// with the TP collectives it issues again.
+  [[nodiscard]] OpCost op_sac_recompute(const LayerKernels& fwd) const;
 
   ConcurrentGroups tp_groups_, cp_groups_, dp_groups_, ep_groups_, etp_groups_, edp_groups_;
   CollectiveChoice dp_choice_;
+  // TP collectives a recomputation re-runs under op-level SAC (all-gathers/all-reduces; reduce-scatter
+  // outputs are saved).
+  Seconds tp_regather_{0};
   Seconds tp_layer_{0}, cp_layer_{0}, fsdp_gather_{0}, fsdp_scatter_{0}, fsdp_moe_gather_{0},
       fsdp_moe_scatter_{0}, moe_dispatch_{0}, moe_etp_{0};
   BytesPerSecond tp_bw_{0}, cp_bw_{0}, ep_bw_{0};

@@ -68,6 +68,9 @@ struct ParallelismSpec {
   int zero_stage = 0;                          // 0..3; FSDP is zero_stage 3
   ScheduleKind schedule = ScheduleKind::one_f_one_b;
   bool tp_comm_overlap = false;                // overlap TP collectives with GEMMs (Megatron-Core)
+  // Which passes the TP overlap covers: forward and backward (Megatron-Core's userbuffers), or the
+  // forward only (`tp_comm_overlap_scope: "forward"`, PyTorch's async TP as measured: docs/model.md).
+  bool tp_comm_overlap_backward = true;
   // Data-parallel collectives (gradient sync, ZeRO gathers): hierarchical (default; NCCL: the node's
   // local ranks split the buffer over all its NICs) or one flat ring in which every rank moves the whole
   // buffer through its own NIC (`dp_collective: "flat-ring"`; docs/collectives.md).
@@ -86,6 +89,14 @@ struct TrainingSpec {
   Precision gradient_precision = Precision::fp32;  // precision of the gradient reduction buffers
   bool master_weights_fp32 = true;              // mixed precision keeps fp32 master weights
   Recompute recompute = Recompute::none;
+  // With recompute = selective: which ops are recomputed (attention core, torchtitan op-level SAC, or
+  // every k-th layer in full with k = selective_layer_interval).
+  SelectivePolicy selective_policy = SelectivePolicy::attention;
+  int selective_layer_interval = 2;
+  Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8 scaling recipe of the linear layers
+  // Eager PyTorch (no torch.compile): norms, rotary embedding and the SwiGLU product run as separate
+  // element-wise kernels (models/eager_kernels.hpp).
+  bool eager_elementwise = false;
   Optimizer optimizer = Optimizer::adam;
   bool overlap_grad_reduce = true;              // DP gradient buckets overlap the backward pass
   bool flash_attention = true;                  // fused attention (no s^2 activations in HBM)

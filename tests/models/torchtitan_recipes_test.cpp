@@ -1,0 +1,233 @@
+// Selective-recomputation policies (attention core, torchtitan's op-level SAC, every k-th layer) and FP8
+// scaling recipes (delayed, tensorwise, rowwise): models/selective_recompute.hpp, transformer_cost.hpp.
+#include "tests/catch.hpp"
+
+#include <string_view>
+
+#include "models/roofline.hpp"
+#include "models/selective_recompute.hpp"
+#include "sim/config/catalog_entries.hpp"
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/graph/op_cost.hpp"
+#include "tests/engine/fixtures.hpp"
+
+using namespace clustersim;
+using namespace clustersim::testing;
+
+namespace {
+
+// A Llama-3-8B-shaped model (GQA 32/8, SwiGLU 14336) on DGX H100 nodes.
+Scenario llama8b(int tp, Precision p, int nodes = 1) {
+  ClusterSpec c;
+  c.name = "test-dgx-h100";
+  c.node = config::load_node(catalog(), "dgx-h100");
+  c.nodes = nodes;
+  TransformerSpec m = gpt(4, 4096, 32, 8192, 128256);
+  m.kv_heads = 8;
+  m.ffn_hidden = 14336;
+  m.mlp = MlpKind::swiglu;
+  m.norm = NormKind::rmsnorm;
+  m.position = PositionKind::rotary;
+  m.linear_bias = false;
+  Scenario s = scenario(std::move(c), std::move(m), tp, 1, 2, 2 * 8 * nodes / tp);
+  s.training.precision = p;
+  s.training.flash_attention = true;
+  s.training.recompute = Recompute::selective;
+  s.parallelism.sequence_parallel = tp > 1;
+  return s;
+}
+
+double gemm_flops(const LayerKernels& ks, bool linear_only) {
+  double f = 0;
+  for (const Kernel& k : ks) {
+    if (k.cls != KernelClass::gemm || (linear_only && k.attention_core)) continue;
+    f += k.model_flops.value();
+  }
+  return f;
+}
+
+int count(const LayerKernels& ks, KernelClass cls) {
+  int n = 0;
+  for (const Kernel& k : ks) n += k.cls == cls ? 1 : 0;
+  return n;
+}
+
+double recompute_seconds(Scenario s) {
+  const ChunkCosts c = OpCostModel(s).chunk_costs(ChunkRole{.layers = 1});
+  return c.backward.recompute.value();
+}
+
+}  // namespace
+
+TEST_CASE("op-level SAC recomputes every second mm of a BF16 Llama block: wk, wo and w3", "[models][sac]") {
+  const Scenario s = llama8b(1, Precision::bf16);
+  const LayerShape shape = OpCostModel(s).shape();
+  const LayerKernels fwd = layer_forward_kernels(s.model, shape);
+  const LayerKernels again = op_sac_recompute_kernels(s.model, shape, fwd);
+  const double tokens = 2.0 * 8192.0;
+  const double h = 4096, kv = 8 * 128, f = 14336;
+  // wk (h x kv), wo (h x h), w3 (h x f): 2 FLOPs per multiply-add.
+  CHECK(gemm_flops(again, true) == Approx(2.0 * tokens * (h * kv + h * h + h * f)));
+  // Less than half of the block's linear FLOPs (the large w1 and w2 are saved).
+  CHECK(gemm_flops(again, true) < 0.4 * gemm_flops(fwd, true));
+  // Every element-wise kernel re-runs; the flash-attention output is saved.
+  CHECK(count(again, KernelClass::elementwise) == count(fwd, KernelClass::elementwise));
+  CHECK(count(again, KernelClass::attention) == 0);
+}
+
+TEST_CASE("op-level SAC with FP8 recomputes every linear GEMM (torch._scaled_mm is not saved)", "[models][sac]") {
+  const Scenario s = llama8b(1, Precision::fp8);
+  const LayerShape shape = OpCostModel(s).shape();
+  const LayerKernels fwd = layer_forward_kernels(s.model, shape);
+  const LayerKernels again = op_sac_recompute_kernels(s.model, shape, fwd);
+  CHECK(gemm_flops(again, true) == Approx(gemm_flops(fwd, true)));
+  int casts = 0;
+  for (const Kernel& k : again) casts += k.fp8_cast ? 1 : 0;
+  CHECK(casts == 4);  // qkv, proj, fc1, fc2 inputs
+}
+
+TEST_CASE("selective policies order: attention < op < layer(k=2) < full recomputation", "[models][sac]") {
+  Scenario s = llama8b(1, Precision::bf16);
+  s.training.selective_policy = SelectivePolicy::attention;
+  const double attention = recompute_seconds(s);
+  s.training.selective_policy = SelectivePolicy::op;
+  const double op = recompute_seconds(s);
+  s.training.selective_policy = SelectivePolicy::layer;
+  s.training.selective_layer_interval = 2;
+  const double layer2 = recompute_seconds(s);
+  s.training.selective_layer_interval = 4;
+  const double layer4 = recompute_seconds(s);
+  s.training.recompute = Recompute::full;
+  const double full = recompute_seconds(s);
+  CHECK(attention == 0.0);  // flash attention: nothing to recompute
+  CHECK(op > 0.0);
+  CHECK(op < layer2);
+  CHECK(layer2 == Approx(0.5 * full));
+  CHECK(layer4 == Approx(0.25 * full));
+  // The recomputed FLOPs are hardware, not model, FLOPs.
+  Scenario a = llama8b(1, Precision::bf16);
+  Scenario b = a;
+  b.training.selective_policy = SelectivePolicy::op;
+  const ChunkCosts ca = OpCostModel(a).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts cb = OpCostModel(b).chunk_costs(ChunkRole{.layers = 1});
+  CHECK(cb.backward.model_flops.value() == ca.backward.model_flops.value());
+  CHECK(cb.backward.hardware_flops.value() > ca.backward.hardware_flops.value());
+}
+
+TEST_CASE("op-level SAC with sequence-parallel TP re-runs the all-gathers, not the reduce-scatters",
+          "[models][sac]") {
+  Scenario a = llama8b(8, Precision::bf16);
+  Scenario b = a;
+  b.training.selective_policy = SelectivePolicy::op;
+  const ChunkCosts ca = OpCostModel(a).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts cb = OpCostModel(b).chunk_costs(ChunkRole{.layers = 1});
+  // Forward: 2 all-gathers + 2 reduce-scatters of the same bytes; the recomputation adds the 2 gathers.
+  const double fwd_tp = ca.forward.tp_comm.value();
+  CHECK(fwd_tp > 0.0);
+  const double extra = cb.backward.tp_comm.value() - ca.backward.tp_comm.value();
+  CHECK(extra > 0.25 * fwd_tp);
+  CHECK(extra < 0.75 * fwd_tp);
+}
+
+TEST_CASE("FP8 scaling recipes: cast traffic 4 / 6 / 10 bytes per element, row-wise GEMM slower", "[models][fp8]") {
+  CHECK(fp8_cast_bytes_per_element(Fp8Scaling::delayed) == 4.0);
+  CHECK(fp8_cast_bytes_per_element(Fp8Scaling::tensorwise) == 6.0);
+  CHECK(fp8_cast_bytes_per_element(Fp8Scaling::rowwise) == 10.0);
+  const DeviceSpec dev = config::load_device(catalog(), "h100-sxm5-80gb");
+  // A compute-bound FP8 GEMM: the row-wise kernel takes 1/0.95 of the tensor-wise time (plus overhead).
+  Kernel g = gemm_kernel("fc1", 16384, 8192, 8192, Precision::fp8, 2.0);
+  const double tw = kernel_time(dev, g).total.value() - dev.efficiency.kernel_overhead.value();
+  g.impl_efficiency = kRowwiseFp8GemmEfficiency;
+  const double rw = kernel_time(dev, g).total.value() - dev.efficiency.kernel_overhead.value();
+  CHECK(rw == Approx(tw / 0.95));
+  // Whole layers: delayed < tensorwise < rowwise, and the FP8 model FLOPs do not change.
+  double prev = 0.0;
+  double flops = 0.0;
+  for (const Fp8Scaling sc : {Fp8Scaling::delayed, Fp8Scaling::tensorwise, Fp8Scaling::rowwise}) {
+    Scenario s = llama8b(8, Precision::fp8);
+    s.training.fp8_scaling = sc;
+    const ChunkCosts c = OpCostModel(s).chunk_costs(ChunkRole{.layers = 1});
+    const double t = c.forward.compute.value() + c.backward.compute.value();
+    CHECK(t > prev);
+    if (flops > 0.0) CHECK(c.forward.model_flops.value() == flops);
+    flops = c.forward.model_flops.value();
+    prev = t;
+  }
+}
+
+TEST_CASE("row-wise FP8 at TP 8 on a Llama-3-8B block is slower than BF16 (small GEMMs, large casts)",
+          "[models][fp8]") {
+  // The casts scale with the GEMM inputs (M x K) while the FLOPs shrink with the TP-sharded N: at TP 8
+  // the row-wise recipe's two amax + cast passes per operand cost more than the FP8 GEMMs save.
+  const auto layer_time = [](Precision p, Fp8Scaling sc) {
+    Scenario s = llama8b(8, p);
+    s.training.fp8_scaling = sc;
+    const ChunkCosts c = OpCostModel(s).chunk_costs(ChunkRole{.layers = 1});
+    return c.forward.compute.value() + c.backward.compute.value();
+  };
+  const double bf16 = layer_time(Precision::bf16, Fp8Scaling::delayed);
+  CHECK(layer_time(Precision::fp8, Fp8Scaling::tensorwise) < bf16);
+  CHECK(layer_time(Precision::fp8, Fp8Scaling::rowwise) > 0.9 * bf16);
+}
+
+TEST_CASE("eager element-wise kernels: the byte counts of torchtitan's eager RMSNorm, rotary and SwiGLU",
+          "[models][eager]") {
+  Scenario s = llama8b(1, Precision::bf16);
+  LayerShape shape = OpCostModel(s).shape();
+  const auto bytes = [&](bool eager) {
+    shape.eager_elementwise = eager;
+    double b = 0.0;
+    for (const Kernel& k : layer_forward_kernels(s.model, shape)) {
+      if (k.cls == KernelClass::elementwise) b += k.bytes.value();
+    }
+    return b;
+  };
+  const double tokens = 2.0 * 8192.0;
+  const double h = 4096, q = 4096, kv = 1024, f = 14336;
+  // 2 norms x 32 B + rotary 20 B on q and k + SwiGLU product 4 B on the inner width, per token.
+  CHECK(bytes(true) - bytes(false) == Approx(tokens * (2.0 * 32.0 * h + 20.0 * (q + kv) + 4.0 * f)));
+  // Without rotary positions, RMSNorm or SwiGLU nothing is added.
+  s.model.position = PositionKind::learned;
+  s.model.norm = NormKind::layernorm;
+  s.model.mlp = MlpKind::gelu;
+  CHECK(bytes(true) == Approx(bytes(false)));
+}
+
+TEST_CASE("eager execution slows a Llama-3-8B layer on H100 by 10-25 % at equal model FLOPs", "[models][eager]") {
+  // torch.compile's measured gain on this model (torchtitan 2024-12 benchmark, FSDP on 8 H100) is 16 %;
+  // the test only bounds the model's figure, it is not fitted to it.
+  Scenario a = llama8b(1, Precision::bf16);
+  Scenario b = a;
+  b.training.eager_elementwise = true;
+  const ChunkCosts ca = OpCostModel(a).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts cb = OpCostModel(b).chunk_costs(ChunkRole{.layers = 1});
+  const double ta = ca.forward.compute.value() + ca.backward.compute.value();
+  const double tb = cb.forward.compute.value() + cb.backward.compute.value();
+  CHECK(tb / ta > 1.10);
+  CHECK(tb / ta < 1.25);
+  CHECK(cb.forward.model_flops.value() == ca.forward.model_flops.value());
+}
+
+TEST_CASE("a forward-only TP overlap (PyTorch async TP) hides the forward's collectives, not the backward's",
+          "[models][asynctp]") {
+  Scenario off = llama8b(8, Precision::bf16);
+  Scenario both = off;
+  both.parallelism.tp_comm_overlap = true;
+  Scenario fwd = both;
+  fwd.parallelism.tp_comm_overlap_backward = false;
+  const ChunkCosts c_off = OpCostModel(off).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts c_both = OpCostModel(both).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts c_fwd = OpCostModel(fwd).chunk_costs(ChunkRole{.layers = 1});
+  CHECK(c_both.forward.tp_comm.value() < c_off.forward.tp_comm.value());
+  CHECK(c_fwd.forward.tp_comm.value() == Approx(c_both.forward.tp_comm.value()));
+  CHECK(c_fwd.backward.tp_comm.value() == Approx(c_off.backward.tp_comm.value()));
+  CHECK(c_both.backward.tp_comm.value() < c_off.backward.tp_comm.value());
+  const double t_off = c_off.forward.compute.value() + c_off.forward.tp_comm.value() +
+                       c_off.backward.compute.value() + c_off.backward.tp_comm.value();
+  const double t_fwd = c_fwd.forward.compute.value() + c_fwd.forward.tp_comm.value() +
+                       c_fwd.backward.compute.value() + c_fwd.backward.tp_comm.value();
+  const double t_both = c_both.forward.compute.value() + c_both.forward.tp_comm.value() +
+                        c_both.backward.compute.value() + c_both.backward.tp_comm.value();
+  CHECK(t_both < t_fwd);
+  CHECK(t_fwd < t_off);
+}
