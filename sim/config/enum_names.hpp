@@ -30,6 +30,10 @@ inline constexpr std::array<EnumName<NodeFabric>, 5> kFabricNames{{{"nvswitch", 
                                                                    {"wafer", NodeFabric::wafer}}};
 inline constexpr std::array<EnumName<Recompute>, 3> kRecomputeNames{
     {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
+inline constexpr std::array<EnumName<AttentionKernel>, 3> kAttentionKernelNames{
+    {{"flash-2", AttentionKernel::flash2},
+     {"flash-1", AttentionKernel::flash1},
+     {"triton-flash", AttentionKernel::triton_flash}}};
 inline constexpr std::array<EnumName<Optimizer>, 2> kOptimizerNames{
     {{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}}};
 inline constexpr std::array<EnumName<MlpKind>, 2> kMlpNames{
@@ -54,6 +58,7 @@ inline constexpr auto kScheduleChoices = choices_of(kScheduleNames);
 inline constexpr auto kFabricChoices = choices_of(kFabricNames);
 inline constexpr auto kRecomputeChoices = choices_of(kRecomputeNames);
 inline constexpr auto kOptimizerChoices = choices_of(kOptimizerNames);
+inline constexpr auto kAttentionKernelChoices = choices_of(kAttentionKernelNames);
 inline constexpr auto kMlpChoices = choices_of(kMlpNames);
 inline constexpr auto kNormChoices = choices_of(kNormNames);
 inline constexpr auto kPositionChoices = choices_of(kPositionNames);
@@ -81,6 +86,9 @@ inline std::span<const EnumName<NodeFabric>> fabric_names() {
 }
 inline std::span<const EnumName<Recompute>> recompute_names() {
   return kRecomputeNames;
+}
+inline std::span<const EnumName<AttentionKernel>> attention_kernel_names() {
+  return kAttentionKernelNames;
 }
 inline std::span<const EnumName<Optimizer>> optimizer_names() {
   return kOptimizerNames;
