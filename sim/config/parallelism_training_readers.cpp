@@ -99,9 +99,10 @@ constexpr Field kParallelismFields[] = {
      .choices = kDpCollectives},
     {.key = "vocab_parallel",
      .kind = FieldKind::choice,
-     .doc = "vocabulary parallelism (Yeung et al. 2025): embedding and output layer split over all pp ranks; "
-            "vocab-1/vocab-2 overlap its collectives, interlaced runs them synchronously (docs/model.md)",
-     .fallback = "\"none\" (embedding on the first stage, output layer on the last)",
+     .doc = "vocabulary parallelism (Yeung et al. 2025): embedding and output layer split over all pp ranks "
+            "(none: on the first and last stage); vocab-1/vocab-2 overlap its collectives, interlaced runs them "
+            "synchronously (docs/model.md)",
+     .fallback = "\"none\"",
      .choices = kVocabParallel},
     {.key = "dp_mode",
      .kind = FieldKind::choice,
