@@ -58,7 +58,7 @@ KernelTime kernel_time(const DeviceSpec& d, const Kernel& k) {
   if (f > 0.0) {
     double eff = 0.0;
     if (k.cls == KernelClass::attention) {
-      eff = e.attention_efficiency * attention_shape_efficiency(e, k.attn_keys, k.attn_head_dim);
+      eff = e.attention_efficiency * attention_shape_efficiency(e, k.attn_keys, k.attn_head_dim) * k.attn_rate;
     } else {
       // A grouped GEMM (MoE experts) runs `batch` independent problems: each fills the pipeline on its
       // own, so the saturation term sees one group's FLOPs (many small GEMMs are slower per FLOP).

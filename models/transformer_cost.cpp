@@ -159,6 +159,9 @@ void add_attention(LayerKernels& k, const TransformerSpec& m, const LayerShape& 
     // half of them on average.
     fa.attn_keys = 0.5 * d.keys / s.cp;
     fa.attn_head_dim = m.head_dim();
+    const AttentionKernelRate rate = attention_kernel_rate(s.attention_kernel);
+    fa.attn_rate = rate.forward;
+    fa.attn_bwd_rate = rate.backward;
     k.add(fa);
   } else {
     // Batched GEMMs over (micro-batch x local heads): s/cp query rows x s keys x head_dim.
@@ -331,6 +334,7 @@ void add_backward_of(LayerKernels& out, const Kernel& f, bool input_grad, bool w
         b.model_flops = Flops(2.0 * f.model_flops.value());
         b.exec_flops = Flops(2.5 * f.exec_flops.value());
         b.bytes = Bytes(2.0 * f.bytes.value());
+        b.attn_rate = f.attn_bwd_rate;
         out.add(b);
       }
       return;

@@ -34,6 +34,10 @@ inline constexpr std::array<EnumName<SelectivePolicy>, 3> kSelectivePolicyNames{
     {{"attention", SelectivePolicy::attention}, {"op", SelectivePolicy::op}, {"layer", SelectivePolicy::layer}}};
 inline constexpr std::array<EnumName<Fp8Scaling>, 3> kFp8ScalingNames{
     {{"delayed", Fp8Scaling::delayed}, {"tensorwise", Fp8Scaling::tensorwise}, {"rowwise", Fp8Scaling::rowwise}}};
+inline constexpr std::array<EnumName<AttentionKernel>, 3> kAttentionKernelNames{
+    {{"flash-2", AttentionKernel::flash2},
+     {"flash-1", AttentionKernel::flash1},
+     {"triton-flash", AttentionKernel::triton_flash}}};
 inline constexpr std::array<EnumName<Optimizer>, 2> kOptimizerNames{
     {{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}}};
 inline constexpr std::array<EnumName<MlpKind>, 2> kMlpNames{
@@ -60,6 +64,7 @@ inline constexpr auto kRecomputeChoices = choices_of(kRecomputeNames);
 inline constexpr auto kSelectivePolicyChoices = choices_of(kSelectivePolicyNames);
 inline constexpr auto kFp8ScalingChoices = choices_of(kFp8ScalingNames);
 inline constexpr auto kOptimizerChoices = choices_of(kOptimizerNames);
+inline constexpr auto kAttentionKernelChoices = choices_of(kAttentionKernelNames);
 inline constexpr auto kMlpChoices = choices_of(kMlpNames);
 inline constexpr auto kNormChoices = choices_of(kNormNames);
 inline constexpr auto kPositionChoices = choices_of(kPositionNames);
@@ -89,6 +94,9 @@ inline std::span<const EnumName<SelectivePolicy>> selective_policy_names() { ret
 inline std::span<const EnumName<Fp8Scaling>> fp8_scaling_names() { return kFp8ScalingNames; }
 inline std::span<const EnumName<Recompute>> recompute_names() {
   return kRecomputeNames;
+}
+inline std::span<const EnumName<AttentionKernel>> attention_kernel_names() {
+  return kAttentionKernelNames;
 }
 inline std::span<const EnumName<Optimizer>> optimizer_names() {
   return kOptimizerNames;

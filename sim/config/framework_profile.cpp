@@ -26,6 +26,7 @@ constexpr std::array<std::string_view, 3> kFp8Scaling{"delayed", "tensorwise", "
 constexpr std::array<std::string_view, 3> kWithTp{"off", "on", "with-tp"};
 constexpr std::array<std::string_view, 2> kMicroBatch{"one", "global-batch-per-replica"};
 constexpr std::array<std::string_view, 2> kDpCollective{"hierarchical", "flat-ring"};
+constexpr std::array<std::string_view, 3> kAttentionKernels{"flash-2", "flash-1", "triton-flash"};
 constexpr std::array<std::string_view, 4> kSchedules{"1f1b", "interleaved", "gpipe", "zb"};
 constexpr std::array<std::string_view, 5> kModelKeys{"mlp", "norm", "position", "linear_bias",
                                                      "tied_embeddings"};
@@ -76,6 +77,8 @@ constexpr Field kDefaultsFields[] = {
      .kind = FieldKind::boolean,
      .doc = "element-wise ops run eagerly (no torch.compile) unless a record states torch_compile"},
     {.key = "flash_attention", .kind = FieldKind::boolean, .doc = "fused attention"},
+    choice_field("attention_kernel", "which fused attention kernel (training.attention_kernel)",
+                 kAttentionKernels),
     choice_field("sequence_parallel", "sequence parallelism (with-tp: when tp > 1)", kWithTp),
     choice_field("tp_comm_overlap", "TP communication overlap (with-tp: when tp > 1)", kWithTp),
     {.key = "zero_stage", .kind = FieldKind::integer, .doc = "ZeRO stage", .ints = {.min = 0, .max = 3}},
@@ -153,6 +156,7 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   p.eager_elementwise = d.get_boolean("eager_elementwise");
   p.tp_comm_overlap_scope = choice(d, "tp_comm_overlap_scope");
   p.flash_attention = d.get_boolean("flash_attention");
+  p.attention_kernel = choice(d, "attention_kernel");
   p.sequence_parallel = with_tp(d, "sequence_parallel");
   p.tp_comm_overlap = with_tp(d, "tp_comm_overlap");
   if (auto z = d.get_integer("zero_stage")) p.zero_stage = static_cast<int>(*z);
@@ -336,6 +340,10 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
     put(train, "selective_recompute", *p.selective_recompute);
   if (p.selective_layer_interval && train.value("selective_recompute", std::string()) == "layer")
     put(train, "selective_layer_interval", *p.selective_layer_interval);
+  // Only where the attention is fused (a wrong-typed flash_attention is left for the reader to report).
+  const auto fused = train.find("flash_attention");
+  if (p.attention_kernel && (fused == train.end() || (fused->is_boolean() && fused->get<bool>())))
+    put(train, "attention_kernel", *p.attention_kernel);
   if (p.micro_batch_rule && *p.micro_batch_rule == "one") put(train, "micro_batch", 1);
   const std::string precision = train.value("precision", std::string("bf16"));
   if (p.fp8_scaling && precision == "fp8") put(train, "fp8_scaling", *p.fp8_scaling);
@@ -395,6 +403,24 @@ std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, i
     return out;
   }
   return std::nullopt;
+}
+
+std::vector<int> balanced_pipeline_split(int layers, int chunks, double first_extra, double last_extra) {
+  const auto n = static_cast<std::size_t>(std::max(chunks, 1));
+  std::vector<int> out(n, 0);
+  const auto load = [&](std::size_t k) {
+    return out[k] + (k == 0 ? first_extra : 0.0) + (k + 1 == n ? last_extra : 0.0);
+  };
+  // Water-filling: each layer goes to the least-loaded chunk (the first of equals), which minimises the
+  // largest chunk load.
+  for (int l = 0; l < layers; ++l) {
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < n; ++k) {
+      if (load(k) < load(best)) best = k;
+    }
+    ++out[best];
+  }
+  return out;
 }
 
 const FrameworkProfile* find_profile(const std::vector<FrameworkProfile>& profiles, const std::string& name) {

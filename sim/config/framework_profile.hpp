@@ -36,6 +36,7 @@ struct FrameworkProfile {
   std::optional<bool> eager_elementwise;           // torch.compile off by default
   std::optional<std::string> tp_comm_overlap_scope;  // forward-backward | forward
   std::optional<bool> flash_attention;
+  std::optional<std::string> attention_kernel;  // flash-2 | flash-1 | triton-flash (with flash_attention)
   std::optional<WithTp> sequence_parallel;
   std::optional<WithTp> tp_comm_overlap;
   std::optional<int> zero_stage;
@@ -82,6 +83,12 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p);
 ///    pipelining_utils.py, 2024): layers // chunks on the first chunk, one more on each of the next
 ///    layers % chunks chunks, the last chunk the rest.
 std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, int layers, int chunks);
+
+/// Layers per chunk that balance the chunks' work when the first chunk also carries `first_extra` and the
+/// last `last_extra` layer-equivalents (the embedding, the output layer and loss): each layer goes to the
+/// least-loaded chunk. The "balanced" pipeline_split of records (the layer redistribution Yeung et al.
+/// 2025 §6 compare against; reference_runs.cpp estimates the extras from the model's FLOPs).
+std::vector<int> balanced_pipeline_split(int layers, int chunks, double first_extra, double last_extra);
 
 /// The profile named `name`, or nullptr.
 const FrameworkProfile* find_profile(const std::vector<FrameworkProfile>& profiles, const std::string& name);

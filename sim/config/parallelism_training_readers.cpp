@@ -12,6 +12,7 @@ namespace {
 constexpr IntRange kPositive{.min = 1};
 constexpr std::array<std::string_view, 2> kOverlapScopeChoices{"forward-backward", "forward"};
 constexpr auto kDpCollectives = std::to_array<std::string_view>({"hierarchical", "flat-ring"});
+constexpr auto kVocabParallel = std::to_array<std::string_view>({"none", "vocab-1", "vocab-2", "interlaced"});
 constexpr auto kMoeOverlapChoices = std::to_array<std::string_view>({"none", "shared-expert", "compute"});
 constexpr auto kMasterWeights = std::to_array<std::string_view>({"fp32", "none"});
 
@@ -103,6 +104,13 @@ constexpr Field kParallelismFields[] = {
          "or one flat ring, every rank moving the whole buffer through its own NIC (docs/collectives.md)",
      .fallback = "\"hierarchical\"",
      .choices = kDpCollectives},
+    {.key = "vocab_parallel",
+     .kind = FieldKind::choice,
+     .doc = "vocabulary parallelism (Yeung et al. 2025): embedding and output layer split over all pp ranks "
+            "(none: on the first and last stage); vocab-1/vocab-2 overlap its collectives, interlaced runs them "
+            "synchronously (docs/model.md)",
+     .fallback = "\"none\"",
+     .choices = kVocabParallel},
     {.key = "dp_mode",
      .kind = FieldKind::choice,
      .doc = "how data-parallel replicas combine gradients: synchronous all-reduce, a synchronous parameter "
@@ -230,6 +238,13 @@ constexpr Field kTrainingFields[] = {
      .doc = "DP gradient buckets overlap the backward pass",
      .fallback = "true"},
     {.key = "flash_attention", .kind = FieldKind::boolean, .doc = "fused attention", .fallback = "true"},
+    {.key = "attention_kernel",
+     .kind = FieldKind::choice,
+     .doc = "which fused attention kernel (with flash_attention): FlashAttention-2, FlashAttention (v1) or "
+            "the Triton FlashAttention; the latter two run at the fraction of FlashAttention-2's speed "
+            "measured by Dao 2023 §4.1 (docs/model.md)",
+     .fallback = "\"flash-2\"",
+     .choices = kAttentionKernelChoices},
     {.key = "fp8_attention",
      .kind = FieldKind::boolean,
      .doc = "attention kernels in FP8 too (needs precision fp8; otherwise FP8 runs keep BF16 attention)",
@@ -328,6 +343,16 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   p.tp_comm_overlap = r.boolean("tp_comm_overlap");
   p.tp_comm_overlap_backward = r.choice("tp_comm_overlap_scope") != "forward";
   p.dp_flat_ring = r.choice("dp_collective") == "flat-ring";
+  if (r.has("vocab_parallel")) {
+    const std::string_view v = r.choice("vocab_parallel");
+    p.vocab_parallel = v == "vocab-1"      ? VocabParallel::vocab_1
+                       : v == "vocab-2"    ? VocabParallel::vocab_2
+                       : v == "interlaced" ? VocabParallel::interlaced
+                                           : VocabParallel::none;
+    if (p.vocab_parallel != VocabParallel::none && p.pp < 2) {
+      r.error("vocab_parallel", "vocabulary parallelism splits the vocabulary over pipeline ranks: it needs pp > 1");
+    }
+  }
   if (r.has("moe_overlap")) {
     const std::string_view o = r.choice("moe_overlap");
     p.moe_overlap = o == "compute" ? MoeOverlap::compute
@@ -356,6 +381,10 @@ TrainingSpec read_training(ObjectReader& r) {
   t.optimizer = r.enumeration("optimizer", optimizer_names());
   t.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
   t.flash_attention = r.boolean("flash_attention");
+  t.attention_kernel = r.enumeration("attention_kernel", attention_kernel_names());
+  if (r.has("attention_kernel") && !t.flash_attention) {
+    r.error("attention_kernel", "names a fused attention kernel, but flash_attention is false");
+  }
   t.fp8_attention = r.boolean("fp8_attention");
   t.fp8_activation_cache = r.boolean("fp8_activation_cache");
   t.recompute_norm_mla_up = r.boolean("recompute_norm_mla_up");

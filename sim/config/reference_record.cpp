@@ -52,7 +52,10 @@ constexpr std::array<std::string_view, 3> kPosition{"learned", "rope", "alibi"};
 constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"};
 constexpr std::array<std::string_view, 3> kSelectiveRecompute{"attention", "op", "layer"};
 constexpr std::array<std::string_view, 5> kSchedule{"1f1b", "interleaved", "gpipe", "dualpipe", "zb"};
-constexpr std::array<std::string_view, 3> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle"};
+constexpr std::array<std::string_view, 4> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle",
+                                                         "balanced"};
+constexpr std::array<std::string_view, 3> kAttentionKernel{"flash-2", "flash-1", "triton-flash"};
+constexpr std::array<std::string_view, 4> kVocabParallel{"none", "vocab-1", "vocab-2", "interlaced"};
 constexpr std::array<std::string_view, 6> kCompute{"bf16", "fp16", "fp8", "fp4", "tf32", "fp32"};
 constexpr std::array<std::string_view, 3> kBasis{"model", "hardware", "unknown"};
 constexpr std::array<std::string_view, 3> kConfidence{"high", "medium", "low"};
@@ -190,8 +193,13 @@ constexpr Field kParallelismFields[] = {
     one_of("schedule", "pipeline schedule", kSchedule),
     one_of("pipeline_split",
            "how layers that do not divide over pp·vp chunks are spread (ends-one-fewer: first and last chunk "
-           "one layer fewer, Megatron's embedding/loss accounting; remainder-to-middle: torchtitan)",
+           "one layer fewer, Megatron's embedding/loss accounting; remainder-to-middle: torchtitan; balanced: "
+           "layers moved off the stage holding the output layer until the FLOPs are even)",
            kPipelineSplit),
+    one_of("vocab_parallel",
+           "where the embedding and output layer run: none (first and last stage), or split over all pp ranks "
+           "by vocabulary parallelism (vocab-1, vocab-2, interlaced; Yeung et al. 2025)",
+           kVocabParallel),
 };
 constexpr Section kParallelismSection{"record-parallelism", "/*/parallelism", "the split as stated",
                                       kParallelismFields};
@@ -254,6 +262,10 @@ constexpr Field kRecordFields[] = {
      .also = also_null},
     flag("flash_attention", "fused attention"),
     flag("torch_compile", "PyTorch model compiled with torch.compile (false: eager element-wise kernels)"),
+    one_of("attention_kernel",
+           "which fused attention kernel (flash-2, flash-1, triton-flash; default from the framework profile, "
+           "else flash-2)",
+           kAttentionKernel),
     {.key = "measured",
      .kind = FieldKind::object,
      .doc = "measurement",
@@ -368,6 +380,7 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.tp_comm_overlap = s.boolean("tp_comm_overlap");
   out.schedule = s.choice("schedule");
   out.pipeline_split = s.choice("pipeline_split");
+  out.vocab_parallel = s.choice("vocab_parallel");
 }
 
 void read_measured(ObjectReader& r, ReferenceRecord& out) {
@@ -427,6 +440,7 @@ void read_reference_record(const nlohmann::json& value, std::size_t index, ReadC
       out, false);
   out.flash_attention = s.boolean("flash_attention");
   out.torch_compile = s.boolean("torch_compile");
+  out.attention_kernel = s.choice("attention_kernel");
   section(top, "measured", read_measured, out);
   s.choice("confidence");
   s.text("notes");

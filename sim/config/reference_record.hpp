@@ -36,9 +36,10 @@ struct ReferenceRecord {
       global_batch_tokens;
   std::optional<std::string> fsdp;  // "false" | "full_shard" | "hybrid_shard" | "shard_grad_op"
   std::optional<bool> sequence_parallel, tp_comm_overlap, flash_attention, torch_compile;
-  std::optional<std::string> recompute, schedule, pipeline_split;
+  std::optional<std::string> recompute, schedule, pipeline_split, vocab_parallel;
   std::optional<std::string> selective_recompute;  // attention | op | layer
   std::optional<std::int64_t> selective_layer_interval;
+  std::optional<std::string> attention_kernel;
   // precision
   std::optional<std::string> compute, fp8_recipe;
   std::optional<bool> fp8_attention;

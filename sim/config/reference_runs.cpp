@@ -264,7 +264,15 @@ class Builder {
                                     : std::string("no framework profile applies"));
       }
     }
-    const std::string mlp = model_["mlp"].get<std::string>();
+    std::string mlp = model_["mlp"].get<std::string>();
+    if (mlp == "relu" || mlp == "squared_relu") {
+      // A non-gated two-matrix MLP: FC1, an element-wise activation, FC2. Its GEMMs are the GELU MLP's and
+      // its activation kernel reads and writes the same bytes, so it is costed with the GELU kernels.
+      assume(fmt::format("model.mlp = {}: costed as a two-matrix MLP with the GELU kernels (same GEMMs; "
+                         "the element-wise activation moves the same bytes)",
+                         mlp));
+      model_["mlp"] = mlp = "gelu";
+    }
     if (mlp != "gelu" && mlp != "swiglu") {
       return fmt::format("mlp \"{}\" is not modelled (the simulator has gelu and swiglu)", mlp);
     }
@@ -476,6 +484,10 @@ class Builder {
   }
 
   std::optional<std::string> schedule() {
+    if (rec_.vocab_parallel && *rec_.vocab_parallel != "none") {
+      if (pp_ == 1) return std::string("parallelism.vocab_parallel needs pp > 1");
+      par_["vocab_parallel"] = *rec_.vocab_parallel;
+    }
     if (pp_ == 1) {
       par_["schedule"] = "1f1b";
       return std::nullopt;
@@ -587,6 +599,17 @@ class Builder {
     } else {
       return no_profile_reason("flash_attention");
     }
+    std::string kernel;
+    if (flash) {
+      if (rec_.attention_kernel) {
+        kernel = *rec_.attention_kernel;
+      } else if (profile_ && profile_->attention_kernel) {
+        kernel = *profile_->attention_kernel;
+        assume(fmt::format("attention_kernel = {} (not stated; {} default)", kernel, profile_->name));
+      }
+    } else if (rec_.attention_kernel) {
+      return std::string("attention_kernel is stated but flash_attention is off");
+    }
     std::string gradient = "fp32";
     if (profile_ && profile_->gradient_precision.contains(precision)) {
       gradient = profile_->gradient_precision[precision].get<std::string>();
@@ -598,6 +621,7 @@ class Builder {
     train_ = {{"micro_batch", mb},      {"global_batch", gb},       {"precision", precision},
               {"recompute", recompute}, {"flash_attention", flash}, {"gradient_precision", gradient}};
     recipe_options(recompute, precision);
+    if (!kernel.empty()) train_["attention_kernel"] = kernel;
     c_.samples_per_step = static_cast<double>(gb);
     c_.tokens_per_step = static_cast<double>(gb * seq);
     return std::nullopt;
@@ -669,6 +693,7 @@ class Builder {
                          profile_ ? fmt::format("profile {} declares no pipeline_split", profile_->name)
                                   : std::string("no framework profile applies"));
     }
+    if (rule == "balanced") return balanced_split(layers, chunks);
     const auto split = pipeline_split_layers(rule, layers, chunks);
     if (!split) {
       return fmt::format("pipeline_split \"{}\" cannot spread {} layers over pp·vp = {} chunks", rule, layers,
@@ -686,6 +711,34 @@ class Builder {
     } else {
       assume(fmt::format("pipeline_layers = [{}] (stated rule {})", shape, rule));
     }
+    return std::nullopt;
+  }
+
+  // pipeline_split "balanced": layers redistributed so that every chunk's forward FLOPs, the embedding's
+  // and the output layer's included, are as even as layer granularity allows (the REDIS baseline of Yeung
+  // et al. 2025 §6). FLOPs per token, Megatron's count (Narayanan et al. 2021 App.; Yeung et al. 2025
+  // Table 4): a layer 2·h·(q + 2·kv) + 2·q·h + 4·s·q (projections and the full score matrix) plus 2·h·f
+  // per MLP matrix (3 for swiglu); the output layer 2·h·V; the embedding a lookup (0).
+  std::optional<std::string> balanced_split(int layers, int chunks) {
+    const double h = model_["hidden"].get<double>();
+    const double heads = model_["heads"].get<double>();
+    const double head_dim = model_.contains("head_dim") ? model_["head_dim"].get<double>() : h / heads;
+    const double q = heads * head_dim;
+    const double kv = model_["kv_heads"].get<double>() * head_dim;
+    const bool swiglu = model_["mlp"] == "swiglu";
+    const double f = model_.contains("ffn_hidden") ? model_["ffn_hidden"].get<double>()
+                                                   : (swiglu ? 8.0 / 3.0 : 4.0) * h;
+    const double s = model_["seq_len"].get<double>();
+    const double layer = 2.0 * h * (q + 2.0 * kv) + 2.0 * q * h + 4.0 * s * q + (swiglu ? 3.0 : 2.0) * 2.0 * h * f;
+    const double head = 2.0 * h * model_["vocab"].get<double>();
+    const std::vector<int> split = balanced_pipeline_split(layers, chunks, 0.0, head / layer);
+    // A chunk may be left with no transformer layer (only the output layer): Megatron-Core allows it too
+    // (ends-one-fewer with one layer per chunk).
+    par_["pipeline_layers"] = split;
+    std::string shape;
+    for (std::size_t i = 0; i < split.size(); ++i) shape += fmt::format("{}{}", i ? "," : "", split[i]);
+    assume(fmt::format("pipeline_layers = [{}] (stated rule balanced: output layer ≈ {:.2f} layers of FLOPs)",
+                       shape, head / layer));
     return std::nullopt;
   }
 

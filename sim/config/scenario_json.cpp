@@ -248,6 +248,14 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   }
   if (!p.pipeline_layers.empty()) j["parallelism"]["pipeline_layers"] = p.pipeline_layers;
   if (p.ep_comm_sms > 0) j["parallelism"]["ep_comm_sms"] = p.ep_comm_sms;
+  if (t.flash_attention && t.attention_kernel != AttentionKernel::flash2) {
+    j["training"]["attention_kernel"] = name_of(attention_kernel_names(), t.attention_kernel);
+  }
+  if (p.vocab_parallel != VocabParallel::none) {
+    j["parallelism"]["vocab_parallel"] = p.vocab_parallel == VocabParallel::vocab_1   ? "vocab-1"
+                                         : p.vocab_parallel == VocabParallel::vocab_2 ? "vocab-2"
+                                                                                      : "interlaced";
+  }
   if (t.fp8_activation_cache) j["training"]["fp8_activation_cache"] = true;
   if (t.recompute_norm_mla_up) j["training"]["recompute_norm_mla_up"] = true;
   if (t.selective_policy != SelectivePolicy::attention)

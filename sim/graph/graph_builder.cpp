@@ -148,6 +148,10 @@ StepGraph build_step_graph(const Scenario& s) {
       const bool last = k == virtual_stage_count(g.schedule) - 1;
       ChunkRole role{lr.count, s.model.moe_layers_in(lr.first, lr.first + lr.count), k == 0, last,
                      last ? s.model.mtp_depth : 0};
+      if (par.vocab_parallel != VocabParallel::none && p > 1) {
+        role.has_embedding = role.has_head = false;  // split over every chunk instead
+        role.vocab_share = 1.0 / (p * v);
+      }
       roles[static_cast<std::size_t>(st * v + c)] = role;
       const ChunkCosts cc = model.chunk_costs(role);
       cost_base[static_cast<std::size_t>(st * v + c)] = static_cast<int>(g.costs.size());

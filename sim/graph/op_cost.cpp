@@ -106,6 +106,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.cp = par.cp;
   shape_.sequence_parallel = par.sequence_parallel;
   shape_.flash_attention = tr.flash_attention;
+  shape_.attention_kernel = tr.attention_kernel;
   shape_.precision = prec;
   shape_.fp8_attention = tr.fp8_attention;
   shape_.microbatches = std::max(1, tr.microbatches(par.dp));
@@ -254,6 +255,21 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     } else {
       head_bwd_input_.tp_comm = tp_time(CollectiveOp::all_reduce, act_bytes);
     }
+  }
+
+  // --- vocabulary parallelism over the pp ranks (parallelism.vocab_parallel; vocab_parallel_comm)
+  if (par.vocab_parallel != VocabParallel::none && par.pp > 1) {
+    const ConcurrentGroups pp_groups{
+        .size = par.pp, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1};
+    const VocabParallelComm vc = vocab_parallel_comm(par.vocab_parallel);
+    const auto pp_time = [&](CollectiveOp op, Bytes b) { return topo.time(op, b, pp_groups); };
+    const Bytes x_bytes = act_bytes / static_cast<double>(par.tp);  // each TP rank's slice
+    const Bytes stats(4.0 * tokens / par.tp);                        // one fp32 per token
+    vocab_fwd_comm_ = vc.stat_all_reduces * pp_time(CollectiveOp::all_reduce, stats) +
+                      vc.activation_exposed * (pp_time(CollectiveOp::broadcast, x_bytes) +
+                                               pp_time(CollectiveOp::reduce, x_bytes));
+    vocab_bwd_comm_ = vc.activation_exposed * (pp_time(CollectiveOp::reduce, x_bytes) +
+                                               pp_time(CollectiveOp::broadcast, x_bytes));
   }
 
   // --- multi-token prediction (DeepSeek-V3 §2.2, depth D): each module embeds the next token with the
@@ -450,6 +466,20 @@ Seconds OpCostModel::expert_dp_collective_time(CollectiveOp op, Bytes bytes) con
   return topo_->time(op, bytes, edp_groups_, dp_choice_);
 }
 
+VocabParallelComm vocab_parallel_comm(VocabParallel mode) {
+  switch (mode) {
+    case VocabParallel::vocab_1:
+      return {.stat_all_reduces = 2, .activation_exposed = 0};
+    case VocabParallel::vocab_2:
+      return {.stat_all_reduces = 1, .activation_exposed = 0};
+    case VocabParallel::interlaced:
+      return {.stat_all_reduces = 3, .activation_exposed = 1};
+    case VocabParallel::none:
+      break;
+  }
+  return {};
+}
+
 ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
   ChunkCosts c;
   const double dense = role.layers - role.moe_layers;
@@ -475,6 +505,25 @@ ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
     c.backward += head_bwd_weight_;
     c.backward_input += head_bwd_input_;
     c.backward_weight += head_bwd_weight_;
+  }
+  if (role.vocab_share > 0) {
+    // Every chunk computes its slice of the vocabulary: the embedding and output-layer work scale with
+    // the slice (the narrower output GEMM is charged at the full-width GEMM's efficiency), and each device
+    // pays its micro-batch's vocabulary collectives once, spread over its chunks.
+    const double k = role.vocab_share;
+    const double per_device = k * s_.parallelism.pp;
+    OpCost f = embed_fwd_ * k;
+    f += head_fwd_ * k;
+    OpCost bi = head_bwd_input_ * k;
+    OpCost bw = embed_bwd_ * k;
+    bw += head_bwd_weight_ * k;
+    f.tp_comm += vocab_fwd_comm_ * per_device;
+    bi.tp_comm += vocab_bwd_comm_ * per_device;
+    c.forward += f;
+    c.backward += bi;
+    c.backward += bw;
+    c.backward_input += bi;
+    c.backward_weight += bw;
   }
   if (role.mtp_modules > 0) {
     const double d = role.mtp_modules;

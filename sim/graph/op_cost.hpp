@@ -40,7 +40,24 @@ struct ChunkRole {
   bool has_embedding = false;  // first virtual stage
   bool has_head = false;       // last virtual stage
   int mtp_modules = 0;         // multi-token-prediction modules (model.mtp_depth) on the last virtual stage
+  // Vocabulary parallelism (parallelism.vocab_parallel): the share of the embedding and of the output
+  // layer + loss this chunk computes (1/(pp·vp) on every chunk; 0 without vocabulary parallelism).
+  double vocab_share = 0;
 };
+
+/// Collectives of one micro-batch under vocabulary parallelism (Yeung, Qi, Lin, Wan, "Balancing Pipeline
+/// Parallelism with Vocabulary Parallelism", MLSys 2025, arXiv 2411.05288, §4): the output layer needs
+/// the last transformer stage's output broadcast to all pp ranks, all-reduces of per-token softmax
+/// statistics (max, sum of exp; §4.1 Alg. 1 keeps two communication barriers in the forward, Alg. 2
+/// one), the input-gradient reduced back, and the embedding's partial outputs reduced / its gradient
+/// broadcast. The paper's schedules place these so that the activation-sized transfers run under
+/// transformer work (§4.2), so "vocab-1" / "vocab-2" charge only the statistics barriers; the interlaced
+/// pipeline it compares against (§6) runs them synchronously, so all are charged there.
+struct VocabParallelComm {
+  double stat_all_reduces = 0;    // all-reduces of one fp32 per token in the forward, each a barrier
+  double activation_exposed = 0;  // 1: broadcast/reduce of the activations charged, 0: hidden
+};
+[[nodiscard]] VocabParallelComm vocab_parallel_comm(VocabParallel mode);
 
 /// Costs of the op kinds of one chunk.
 struct ChunkCosts {
@@ -101,6 +118,9 @@ class OpCostModel {
   BytesPerSecond tp_bw_{0}, cp_bw_{0}, ep_bw_{0};
   LayerCosts dense_, moe_;
   OpCost embed_fwd_, embed_bwd_, head_fwd_, head_bwd_input_, head_bwd_weight_;
+  // Vocabulary parallelism: the collectives over the pp ranks of one micro-batch's forward and backward
+  // (vocab_parallel_comm() in op_cost.cpp) charged to each device.
+  Seconds vocab_fwd_comm_{0}, vocab_bwd_comm_{0};
   LayerCosts mtp_;  // one multi-token-prediction module (its block, projection, embedding and head)
   Seconds p2p_{0};
   BytesPerSecond dp_bandwidth_{0};

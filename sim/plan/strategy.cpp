@@ -38,6 +38,7 @@ void apply(const Strategy& st, Scenario& s) {
   p.tp_comm_overlap = s.parallelism.tp_comm_overlap;
   p.dp_flat_ring = s.parallelism.dp_flat_ring;
   p.moe_overlap = s.parallelism.moe_overlap;
+  p.vocab_parallel = s.parallelism.vocab_parallel;
   s.parallelism = std::move(p);  // pipeline_layers cleared: the search splits layers evenly
   s.training.micro_batch = st.micro_batch;
   s.training.recompute = st.recompute;

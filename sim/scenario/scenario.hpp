@@ -54,6 +54,8 @@ struct DpModeSpec {
   }
 };
 
+enum class VocabParallel { none, vocab_1, vocab_2, interlaced };
+
 struct ParallelismSpec {
   int tp = 1, pp = 1, dp = 1, cp = 1;  // tp*pp*dp*cp == devices
   // Expert parallelism (Megatron-Core): inside a pipeline stage's tp·cp·dp ranks the routed experts are
@@ -78,6 +80,12 @@ struct ParallelismSpec {
   /// Transformer layers per virtual pipeline stage (pp·vp entries, virtual stage k = chunk·pp + stage,
   /// summing to the model's layers); empty = layers / (pp·vp) each (`pipeline_layers`).
   std::vector<int> pipeline_layers;
+  // Vocabulary parallelism (Yeung et al., MLSys 2025, arXiv 2411.05288): the input embedding and the
+  // output layer + loss are partitioned over all pp pipeline ranks instead of sitting on the first and
+  // last stage. "vocab-1" / "vocab-2" are the paper's overlapped schedules (§4, Alg. 1 / Alg. 2: one or
+  // two communication barriers per micro-batch, hidden under transformer work); "interlaced" is the
+  // synchronous interlaced pipeline it compares against (its all-reduces block the pipeline).
+  VocabParallel vocab_parallel = VocabParallel::none;
   DpModeSpec data_parallel;  // dp_mode and its settings
 };
 
@@ -100,6 +108,7 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::adam;
   bool overlap_grad_reduce = true;              // DP gradient buckets overlap the backward pass
   bool flash_attention = true;                  // fused attention (no s^2 activations in HBM)
+  AttentionKernel attention_kernel = AttentionKernel::flash2;  // which fused kernel (training_options.hpp)
   bool fp8_attention = false;                   // with fp8 precision: attention in FP8 too (else BF16)
   // DeepSeek-V3 §3.3.4: the inputs of FP8 linear layers are cached for the backward in FP8 (1 byte per
   // element + a 4-byte scale per 128), and the MoE SwiGLU input likewise with its output recomputed.

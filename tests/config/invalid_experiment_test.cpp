@@ -277,6 +277,20 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_attention", "needs \"precision\": \"fp8\""));
   }
+  SECTION("vocabulary parallelism without pipeline parallelism") {
+    doc["parallelism"]["pp"] = 1;
+    doc["parallelism"]["vocab_parallel"] = "vocab-1";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vocab_parallel", "needs pp > 1"));
+  }
+  SECTION("an attention kernel named without fused attention") {
+    doc["training"]["flash_attention"] = false;
+    doc["training"]["attention_kernel"] = "triton-flash";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/attention_kernel", "flash_attention is false"));
+  }
   SECTION("a negative SM count") {
     device["sm_count"] = -1;
     ds = check(doc);

@@ -1,0 +1,116 @@
+// Two framework-dependent terms: which fused attention kernel runs (FlashAttention-2, FlashAttention v1,
+// the Triton FlashAttention; Dao 2023 §4.1) and vocabulary parallelism (Yeung et al., MLSys 2025), which
+// spreads the embedding and the output layer over all pipeline ranks.
+#include "tests/catch.hpp"
+
+#include "models/roofline.hpp"
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/graph/op_cost.hpp"
+#include "tests/engine/fixtures.hpp"
+
+using namespace clustersim;
+using namespace clustersim::testing;
+
+namespace {
+
+const Kernel& flash_kernel(const LayerKernels& ks) {
+  for (const Kernel& k : ks) {
+    if (k.cls == KernelClass::attention) return k;
+  }
+  FAIL("no flash-attention kernel");
+  return *ks.begin();
+}
+
+// Compute time of the layer's flash-attention kernel (forward or backward) on the catalog A100.
+double attention_seconds(AttentionKernel kernel, bool backward) {
+  Scenario s = scenario(dgx_a100_cluster(1), gpt(4, 4096, 32, 16384), 1, 1, 1, 8);
+  s.training.attention_kernel = kernel;
+  const OpCostModel model(s);
+  const LayerKernels ks = backward ? layer_backward_kernels(s.model, model.shape(), true, true)
+                                   : layer_forward_kernels(s.model, model.shape());
+  const KernelTime t = kernel_time(s.cluster.node.device, flash_kernel(ks));
+  return t.compute_bound.value();
+}
+
+}  // namespace
+
+TEST_CASE("attention kernel rates are the ratios Dao 2023 §4.1 measured against FlashAttention-2", "[models]") {
+  // "around 2x faster than FlashAttention" (v1): forward and backward.
+  CHECK(attention_kernel_rate(AttentionKernel::flash1).forward == Approx(0.5));
+  CHECK(attention_kernel_rate(AttentionKernel::flash1).backward == Approx(0.5));
+  // "around 1.3-1.5x faster than FlashAttention in Triton in the forward pass and around 2x faster in the
+  // backward pass".
+  const AttentionKernelRate triton = attention_kernel_rate(AttentionKernel::triton_flash);
+  CHECK(1.0 / triton.forward >= 1.3);
+  CHECK(1.0 / triton.forward <= 1.5);
+  CHECK(triton.backward == Approx(0.5));
+  CHECK(attention_kernel_rate(AttentionKernel::flash2).forward == 1.0);
+}
+
+TEST_CASE("a Triton FlashAttention layer spends 1.3-1.5x the forward and 2x the backward attention time", "[models]") {
+  const double fwd2 = attention_seconds(AttentionKernel::flash2, false);
+  const double bwd2 = attention_seconds(AttentionKernel::flash2, true);
+  REQUIRE(fwd2 > 0);
+  REQUIRE(bwd2 > 0);
+  const double fwd_ratio = attention_seconds(AttentionKernel::triton_flash, false) / fwd2;
+  const double bwd_ratio = attention_seconds(AttentionKernel::triton_flash, true) / bwd2;
+  CHECK(fwd_ratio >= 1.3);
+  CHECK(fwd_ratio <= 1.5);
+  CHECK(bwd_ratio == Approx(2.0).epsilon(1e-9));
+  CHECK(attention_seconds(AttentionKernel::flash1, false) / fwd2 == Approx(2.0).epsilon(1e-9));
+  // Only the attention core changes: a GEMM of the same layer costs the same.
+  Scenario s = scenario(dgx_a100_cluster(1), gpt(4, 4096, 32, 16384), 1, 1, 1, 8);
+  const LayerKernels a = layer_forward_kernels(s.model, OpCostModel(s).shape());
+  s.training.attention_kernel = AttentionKernel::triton_flash;
+  const LayerKernels b = layer_forward_kernels(s.model, OpCostModel(s).shape());
+  CHECK(kernel_time(s.cluster.node.device, *a.begin()).total.value() ==
+        kernel_time(s.cluster.node.device, *b.begin()).total.value());
+}
+
+namespace {
+
+// 32 layers of a 4B GPT with a 256K vocabulary over 8 pipeline stages (Yeung et al. 2025, Table 5 setup).
+Scenario vocab_pipeline(VocabParallel v) {
+  Scenario s = scenario(dgx_a100_cluster(1), gpt(32, 3072, 24, 2048, 256008), 1, 8, 1, 128);
+  s.cluster.node.device.efficiency = a100_calibration();
+  s.parallelism.vocab_parallel = v;
+  s.model.tied_embeddings = false;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("vocabulary parallelism moves the output layer's work off the last stage", "[models]") {
+  const Scenario none = vocab_pipeline(VocabParallel::none);
+  const Scenario vocab = vocab_pipeline(VocabParallel::vocab_1);
+  const OpCostModel a(none), b(vocab);
+  const int layers = 32 / 8;
+  // Without it the last stage carries the whole head; with it every stage carries 1/8 of head and embedding.
+  const ChunkCosts last = a.chunk_costs({.layers = layers, .has_head = true});
+  const ChunkCosts first = a.chunk_costs({.layers = layers, .has_embedding = true});
+  const ChunkCosts plain = a.chunk_costs({.layers = layers});
+  const ChunkCosts spread = b.chunk_costs({.layers = layers, .vocab_share = 1.0 / 8});
+  const double total_none = first.forward.model_flops.value() + last.forward.model_flops.value() +
+                            6 * plain.forward.model_flops.value();
+  CHECK(8 * spread.forward.model_flops.value() == Approx(total_none).epsilon(1e-12));
+  CHECK(spread.forward.duration().value() < last.forward.duration().value());
+  CHECK(spread.forward.duration().value() > plain.forward.duration().value());
+
+  // The step: the 256K head (about 6 layers of work) no longer stalls the pipeline.
+  const double t_none = run_analytic(none).step_time.value();
+  const double t_vocab = run_analytic(vocab).step_time.value();
+  CHECK(t_vocab < 0.8 * t_none);
+  // The interlaced pipeline runs the activation broadcasts and reductions synchronously: slower.
+  const double t_interlaced = run_analytic(vocab_pipeline(VocabParallel::interlaced)).step_time.value();
+  CHECK(t_interlaced > t_vocab);
+  CHECK(t_interlaced < t_none);
+}
+
+TEST_CASE("vocabulary-parallel collectives: two statistics barriers (vocab-1), one (vocab-2), all (interlaced)",
+          "[models]") {
+  CHECK(vocab_parallel_comm(VocabParallel::vocab_1).stat_all_reduces == 2);
+  CHECK(vocab_parallel_comm(VocabParallel::vocab_2).stat_all_reduces == 1);
+  CHECK(vocab_parallel_comm(VocabParallel::vocab_1).activation_exposed == 0);
+  CHECK(vocab_parallel_comm(VocabParallel::interlaced).activation_exposed == 1);
+  CHECK(vocab_parallel_comm(VocabParallel::none).stat_all_reduces == 0);
+}
