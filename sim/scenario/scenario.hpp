@@ -54,6 +54,14 @@ struct DpModeSpec {
   }
 };
 
+/// How a heterogeneous cluster's pools share the job (docs/heterogeneous.md):
+///   data      every pool runs whole DP replicas (tp·pp·cp devices each); the global batch is split
+///   pipeline  every pool runs consecutive pipeline stages (tp·cp·dp devices each); the layers are split
+enum class HeteroMode : std::uint8_t { data, pipeline };
+/// How the work is split: proportional to each pool's measured rate (Whale's load balancing; HetPipe's
+/// capability-proportional layer assignment) or equal per DP replica / per stage.
+enum class HeteroSplit : std::uint8_t { proportional, equal };
+
 struct ParallelismSpec {
   int tp = 1, pp = 1, dp = 1, cp = 1;  // tp*pp*dp*cp == devices
   // Expert parallelism (Megatron-Core): inside a pipeline stage's tp·cp·dp ranks the routed experts are
@@ -76,6 +84,10 @@ struct ParallelismSpec {
   /// summing to the model's layers); empty = layers / (pp·vp) each (`pipeline_layers`).
   std::vector<int> pipeline_layers;
   DpModeSpec data_parallel;  // dp_mode and its settings
+  HeteroMode hetero = HeteroMode::data;               // cluster.pools only
+  HeteroSplit hetero_split = HeteroSplit::proportional;
+  bool hetero_defaulted = false;                      // `hetero` not given (printed as an assumption)
+  bool hetero_split_defaulted = false;
 };
 
 struct TrainingSpec {
