@@ -303,6 +303,14 @@ void Checker::check_pools() {
                         pipeline ? "pipeline stage" : "DP replica", pipeline ? "pipeline" : "data"));
       continue;
     }
+    const std::int64_t pool_dp = pipeline ? p.dp : devices / unit;
+    const std::int64_t stage_ranks = static_cast<std::int64_t>(p.tp) * p.cp * pool_dp;
+    if (!pipeline && (p.ep > 1 || p.etp > 1) && stage_ranks % (static_cast<std::int64_t>(p.ep) * p.etp) != 0) {
+      error(fmt::format("/cluster/pools/{}/nodes", i),
+            fmt::format("pool {} runs {} DP replicas: ep·etp = {}·{} does not divide its tp·cp·dp = {} ranks per stage",
+                        i, pool_dp, p.ep, p.etp, stage_ranks));
+      continue;
+    }
     if (pipeline && all % per != 0) {
       // Each pool's stages are costed in the whole pipeline laid out on its own nodes.
       error(fmt::format("/cluster/pools/{}/node", i),
