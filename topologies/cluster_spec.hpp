@@ -55,11 +55,24 @@ struct NetworkSpec {
   double oversubscription = 1.0;      // >= 1; bandwidth divisor on the upper tiers (largest tier ratio)
 };
 
-struct ClusterSpec {
-  std::string name;
+/// One device pool of a heterogeneous cluster (docs/heterogeneous.md): identical nodes of one kind.
+struct ClusterPool {
   NodeSpec node;
   int nodes = 1;  // > 0
+  double nvls_efficiency = 0.0;  // the node's `collectives.nvls_efficiency` (ClusterCommSpec of the pool)
+  [[nodiscard]] int devices() const { return nodes * node.devices_per_node; }
+};
+
+struct ClusterSpec {
+  std::string name;
+  NodeSpec node;  // with pools: the first pool's node (the scenario's checks count the pools' devices)
+  int nodes = 1;  // > 0; with pools: all pools' devices / node.devices_per_node
   NetworkSpec network;
+  /// Heterogeneous cluster (`pools`): empty for one node kind. Each pool's own scale-out fabric is the
+  /// `network` shape over its nodes; pools talk over `inter_pool` (per node, per direction).
+  std::vector<ClusterPool> pools;
+  LinkSpec inter_pool;
+  bool inter_pool_derived = false;  // inter_pool from the pools' NICs (the smallest node's NIC total)
   [[nodiscard]] int devices() const { return nodes * node.devices_per_node; }
   ClusterCommSpec comm;  // in-network reduction efficiencies and the explicit topology
 };

@@ -36,6 +36,7 @@ class Checker {
   void check_wafer();
   void check_schedule();
   void check_dp_mode();
+  void check_pools();
 
  private:
   Scenario& s_;
@@ -126,6 +127,8 @@ void Checker::check_pipeline() {
       p.pipeline_layers.clear();
     }
   } else if (p.pipeline_layers.empty() && usable({"/parallelism/pp", "/parallelism/vp", "/model/layers"}) &&
+             !(s_.cluster.pools.size() > 0 && p.hetero == HeteroMode::pipeline &&
+               p.hetero_split == HeteroSplit::proportional) &&
       s_.model.layers % (static_cast<std::int64_t>(p.pp) * p.vp) != 0) {
     error(p.vp > 1 ? "/parallelism/vp" : "/parallelism/pp",
           fmt::format("layers ({}) are not divisible by pp·vp = {}·{} = {} (pipeline_layers gives uneven "
@@ -239,6 +242,94 @@ void Checker::check_misc() {
         "/training/precision",
         fmt::format("device \"{}\" has no bf16 peak, which fp8 training needs for attention and the LM head",
                     device.name));
+  }
+}
+
+// Heterogeneous clusters (docs/heterogeneous.md): a DP replica (data) or a pipeline stage (pipeline)
+// lives in one pool; the pooled job is evaluated by the analytic engine alone, without the run, energy,
+// straggler, multi-job, data-parallel-mode and compression sections.
+void Checker::check_pools() {
+  auto& p = s_.parallelism;
+  if (s_.cluster.pools.empty()) {
+    if (!p.hetero_defaulted && usable({"/parallelism/hetero"})) {
+      error("/parallelism/hetero", "hetero says how device pools share the job: it needs cluster.pools");
+    }
+    if (!p.hetero_split_defaulted && usable({"/parallelism/hetero_split"})) {
+      error("/parallelism/hetero_split", "hetero_split splits work between device pools: it needs cluster.pools");
+    }
+    return;
+  }
+  if (ctx_.failed_at_or_below("/cluster/pools") ||
+      !usable({"/parallelism/tp", "/parallelism/pp", "/parallelism/cp", "/parallelism/dp", "/parallelism/hetero"})) {
+    return;
+  }
+  const auto refuse = [&](std::string_view pointer, std::string_view what) {
+    if (usable({pointer})) {
+      error(pointer, fmt::format("{} is not modelled with cluster.pools (a heterogeneous job is evaluated by the "
+                                 "analytic engine, step only; docs/heterogeneous.md)", what));
+    }
+  };
+  if (s_.engine != "analytic" && usable({"/engine"})) {
+    error("/engine", fmt::format("engine \"{}\": the flow engine has no pools and no inter-pool links; a cluster with "
+                                 "pools is evaluated by the analytic engine (docs/heterogeneous.md)",
+                                 s_.engine));
+  }
+  if (s_.run) refuse("/run", "the run section");
+  if (s_.energy) refuse("/energy", "the energy section (the report gives each pool's energy per step from its "
+                                   "devices' power)");
+  if (!s_.stragglers.empty()) refuse("/stragglers", "the stragglers section");
+  if (!s_.jobs.empty()) refuse("/jobs", "a multi-job experiment");
+  if (p.data_parallel.mode != DpMode::allreduce) refuse("/parallelism/dp_mode", "a dp_mode other than allreduce");
+  if (s_.training.compression.scheme != CompressionScheme::none) refuse("/compression/scheme", "gradient compression");
+  const bool pipeline = p.hetero == HeteroMode::pipeline;
+  const std::int64_t unit = pipeline ? static_cast<std::int64_t>(p.tp) * p.cp * p.dp
+                                     : static_cast<std::int64_t>(p.tp) * p.cp * p.pp;
+  const std::int64_t all = static_cast<std::int64_t>(s_.cluster.nodes) * s_.cluster.node.devices_per_node;
+  for (std::size_t i = 0; i < s_.cluster.pools.size(); ++i) {
+    const ClusterPool& pool = s_.cluster.pools[i];
+    const std::int64_t devices = static_cast<std::int64_t>(pool.nodes) * pool.node.devices_per_node;
+    const int per = pool.node.devices_per_node;
+    if (per % p.tp != 0 && p.tp % per != 0) {
+      error("/parallelism/tp", fmt::format("tp ({}) and pool {}'s {} devices per node (node \"{}\") are "
+                                           "incompatible: one must divide the other",
+                                           p.tp, i, per, pool.node.name));
+      continue;
+    }
+    if (devices % unit != 0) {
+      error(fmt::format("/cluster/pools/{}/nodes", i),
+            fmt::format("pool {} has {} devices ({} nodes × {}), not a multiple of {} = {} (the devices of one {} "
+                        "of hetero \"{}\")",
+                        i, devices, pool.nodes, per, pipeline ? "tp·cp·dp" : "tp·cp·pp", unit,
+                        pipeline ? "pipeline stage" : "DP replica", pipeline ? "pipeline" : "data"));
+      continue;
+    }
+    const std::int64_t pool_dp = pipeline ? p.dp : devices / unit;
+    const std::int64_t stage_ranks = static_cast<std::int64_t>(p.tp) * p.cp * pool_dp;
+    if (!pipeline && (p.ep > 1 || p.etp > 1) && stage_ranks % (static_cast<std::int64_t>(p.ep) * p.etp) != 0) {
+      error(fmt::format("/cluster/pools/{}/nodes", i),
+            fmt::format("pool {} runs {} DP replicas: ep·etp = {}·{} does not divide its tp·cp·dp = {} ranks per stage",
+                        i, pool_dp, p.ep, p.etp, stage_ranks));
+      continue;
+    }
+    if (pipeline && all % per != 0) {
+      // Each pool's stages are costed in the whole pipeline laid out on its own nodes.
+      error(fmt::format("/cluster/pools/{}/node", i),
+            fmt::format("pool {}'s node \"{}\" has {} devices, which does not divide the job's {} devices (hetero "
+                        "\"pipeline\" costs each pool's stages on the whole pipeline laid out on its nodes)",
+                        i, pool.node.name, per, all));
+    }
+  }
+  if (!pipeline && p.hetero_split == HeteroSplit::proportional && usable({"/parallelism/schedule"}) &&
+      (p.schedule == ScheduleKind::interleaved_1f1b || p.schedule == ScheduleKind::dualpipe)) {
+    error("/parallelism/schedule",
+          fmt::format("schedule \"{}\" needs particular micro-batch counts per replica, which hetero_split "
+                      "\"proportional\" does not keep; use hetero_split \"equal\" or a 1f1b, gpipe or zero-bubble "
+                      "schedule", name_of(schedule_names(), p.schedule)));
+  }
+  if (pipeline && p.pipeline_layers.empty() && p.hetero_split == HeteroSplit::proportional &&
+      usable({"/model/layers", "/parallelism/vp"}) && s_.model.layers < static_cast<std::int64_t>(p.pp) * p.vp) {
+    error("/parallelism/pp", fmt::format("{} layers cannot give each of pp·vp = {} virtual stages a layer",
+                                         s_.model.layers, static_cast<std::int64_t>(p.pp) * p.vp));
   }
 }
 
@@ -398,7 +489,8 @@ void finalize_scenario(Scenario& s, ReadContext& ctx) {
   if (s.training.seq_len == 0) s.training.seq_len = s.model.seq_len;
   Checker c(s, ctx);
   c.check_size();
-  if (ctx.failed("/cluster/nodes")) {
+  if (ctx.failed("/cluster/nodes") || (!s.cluster.pools.empty() && ctx.failed_at_or_below("/cluster/pools")) ||
+      ctx.failed("/cluster/pools")) {
     if (s.parallelism.dp == 0) s.parallelism.dp = 1;
     return;  // every product below involves the device count
   }
@@ -411,6 +503,7 @@ void finalize_scenario(Scenario& s, ReadContext& ctx) {
   c.check_wafer();
   c.check_schedule();
   c.check_dp_mode();
+  c.check_pools();
 }
 
 }  // namespace clustersim::config

@@ -739,7 +739,8 @@ SectionSpec energy_section() {
     s.energy = reader.read(&r);
   };
   spec.finish = [](Scenario& s, ReadContext& ctx) {
-    if (s.energy) return;
+    // Pools: each pool's energy comes with the heterogeneous section (docs/heterogeneous.md).
+    if (s.energy || !s.cluster.pools.empty()) return;
     EnergyReader reader(s, ctx);
     if (reader.device_has_entry()) s.energy = reader.read(nullptr);
   };

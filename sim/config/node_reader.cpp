@@ -137,6 +137,34 @@ constexpr Field kNodeFields[] = {
      .section = &kWeightStreamingSection},
 };
 
+constexpr Field kPoolFields[] = {
+    {.key = "node",
+     .kind = FieldKind::reference,
+     .doc = "the pool's node type (a GPU node: nvswitch, nvlink-mesh or pcie fabric)",
+     .fallback = "required",
+     .section = &kNodeSection},
+    {.key = "nodes", .kind = FieldKind::integer, .doc = "nodes in the pool", .fallback = "required", .ints = {.min = 1}},
+};
+
+constexpr Field kInterPoolFields[] = {
+    {.key = "bandwidth",
+     .kind = FieldKind::quantity,
+     .doc = "per node, per direction, between pools (as reached: efficiency applied on top)",
+     .fallback = "required",
+     .dimension = Dimension::bandwidth},
+    {.key = "latency",
+     .kind = FieldKind::quantity,
+     .doc = "per message between pools",
+     .fallback = "\"0 s\"",
+     .dimension = Dimension::time,
+     .rule = QuantityRule::non_negative},
+    {.key = "efficiency",
+     .kind = FieldKind::number,
+     .doc = "fraction of the bandwidth a large transfer reaches",
+     .fallback = "1",
+     .numbers = kFraction},
+};
+
 constexpr Field kClusterFields[] = {
     kEntryNameField,
     kDescriptionField,
@@ -153,6 +181,16 @@ constexpr Field kClusterFields[] = {
      .fallback = "required",
      .ints = {.min = 1}},
     {.key = "network", .kind = FieldKind::object, .doc = "the scale-out fabric", .section = &kNetworkSection},
+    {.key = "pools",
+     .kind = FieldKind::array,
+     .doc = "heterogeneous cluster: device pools of different node types in one job, instead of node and "
+            "nodes (docs/heterogeneous.md); parallelism.hetero says how the pools share the job",
+     .section = &kPoolSection},
+    {.key = "inter_pool",
+     .kind = FieldKind::object,
+     .doc = "with pools: the network between pools",
+     .fallback = "derived: the smallest pool node's NIC total (nics × bandwidth × efficiency), its NIC latency",
+     .section = &kInterPoolSection},
 };
 
 }  // namespace
@@ -165,8 +203,11 @@ const Section kWeightStreamingSection{"weight_streaming", "/cluster/node/weight_
                                       "weight streaming of a wafer-scale system (docs/wafer_scale.md)",
                                       kWeightStreamingFields};
 const Section kNodeSection{"node", "/cluster/node", "a node type (configs/nodes/<name>.json)", kNodeFields};
+const Section kPoolSection{"pool", "/cluster/pools/*", "one device pool of a heterogeneous cluster", kPoolFields};
+const Section kInterPoolSection{"inter_pool", "/cluster/inter_pool", "the network between the pools of a heterogeneous cluster",
+                                kInterPoolFields};
 const Section kClusterSection{"cluster", "/cluster", "the cluster (configs/clusters/<name>.json)",
-                              kClusterFields};
+                              kClusterFields, "pools"};
 
 LinkSpec read_link(ObjectReader& r) {
   LinkSpec link;
@@ -239,6 +280,81 @@ std::string implied_by(const ClusterSpec& c, const std::string& field) {
   return field;
 }
 
+// `pools`: each pool's node and node count; the cluster's node is the first pool's and its node count
+// covers all pools' devices, so the scenario's device checks see the whole job.
+void read_pools(ObjectReader& r, ClusterSpec& c) {
+  if (r.has("node")) r.error("node", "pools replaces node and nodes: give either pools or node and nodes");
+  if (r.has("nodes")) r.error("nodes", "pools replaces node and nodes: give either pools or node and nodes");
+  const nlohmann::json& value = *r.find("pools");
+  const std::string at = r.pointer_of("pools");
+  if (!value.is_array() || value.empty()) {
+    r.error("pools", fmt::format("expected a non-empty array of {{\"node\": ..., \"nodes\": N}} pools, got {}",
+                                 describe(value)));
+    return;
+  }
+  std::int64_t devices = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    ObjectReader e(value[i], child_pointer(at, std::to_string(i)), kPoolSection, r.context());
+    ClusterPool pool;
+    auto node = e.require_child("node");
+    pool.node = read_node(node);
+    if (const nlohmann::json* coll = node.find("collectives"); coll && coll->is_object()) {
+      const auto nvls = coll->find("nvls_efficiency");
+      if (nvls != coll->end() && nvls->is_number()) pool.nvls_efficiency = nvls->get<double>();
+    }
+    node.finish();
+    pool.nodes = e.require_integer("nodes");
+    if (e.valid() && !r.context().failed_at_or_below(e.pointer_of("node")) &&
+        (pool.node.fabric == NodeFabric::torus_ici || pool.node.fabric == NodeFabric::wafer)) {
+      e.error("node", fmt::format("node \"{}\" ({} fabric): pools take GPU nodes (nvswitch, nvlink-mesh or pcie); "
+                                  "TPU slices and wafer-scale systems are not modelled in a heterogeneous job",
+                                  pool.node.name, pool.node.fabric == NodeFabric::wafer ? "wafer" : "torus-ici"));
+    }
+    e.finish();
+    devices += static_cast<std::int64_t>(std::max(0, pool.nodes)) * std::max(0, pool.node.devices_per_node);
+    c.pools.push_back(std::move(pool));
+  }
+  if (r.context().failed_at_or_below(at)) return;
+  c.node = c.pools.front().node;
+  c.comm.nvls_efficiency = c.pools.front().nvls_efficiency;
+  const int per = c.node.devices_per_node;
+  if (devices > kMaxDevices) {
+    r.error("pools", fmt::format("the pools hold {} devices: more than the {} devices this tool models", devices,
+                                 kMaxDevices));
+    return;
+  }
+  if (devices % per != 0) {
+    r.error("pools", fmt::format("the pools hold {} devices, not a multiple of the first pool's {} devices per "
+                                 "node (the job's device count is counted in its nodes)",
+                                 devices, per));
+    return;
+  }
+  c.nodes = static_cast<int>(devices / per);
+  if (auto ip = r.child("inter_pool")) {
+    c.inter_pool.bandwidth = ip->require_quantity<BytesPerSecond>("bandwidth");
+    c.inter_pool.latency = ip->quantity<Seconds>("latency");
+    c.inter_pool.efficiency = ip->number("efficiency");
+    ip->finish();
+  } else {
+    // Derived: the node with the least scale-out bandwidth bounds the transfer between pools.
+    double least = -1;
+    Seconds latency(0);
+    for (const ClusterPool& p : c.pools) {
+      const double total = p.node.nics * p.node.nic.bandwidth.value() * p.node.nic.efficiency;
+      if (least < 0 || total < least) least = total;
+      latency = max(latency, p.node.nic.latency);
+    }
+    if (least <= 0) {
+      r.error("pools", "a pool's node has no NICs, so the network between pools cannot be derived: give "
+                       "cluster.inter_pool {\"bandwidth\": ...}");
+      return;
+    }
+    c.inter_pool.bandwidth = BytesPerSecond(least);
+    c.inter_pool.latency = latency;
+    c.inter_pool_derived = true;
+  }
+}
+
 }  // namespace
 
 ClusterSpec read_cluster(ObjectReader& r) {
@@ -246,6 +362,24 @@ ClusterSpec read_cluster(ObjectReader& r) {
   c.name = r.string("name", entry_name_from_file(r));
   r.accept("description");
   accept_sources(r);
+  if (r.has("pools")) {
+    read_pools(r, c);
+    if (auto network = r.child("network")) {
+      if (auto topology = network->get_choice("topology")) {
+        c.network.topology = std::string(topology_names()[*topology]);
+      }
+      const NetworkShapeKeys shape = read_network_shape(*network, c.network.topology, c.nodes, c.network);
+      if (shape.explicit_shape()) {
+        r.error("network", "an explicit fabric shape is not modelled with pools: each pool gets the derived "
+                           "fabric of its nodes (give topology and oversubscription only)");
+      }
+      c.comm.sharp_efficiency = network->number("sharp_efficiency");
+      network->accept("description");
+      network->finish();
+    }
+    return c;
+  }
+  if (r.has("inter_pool")) r.error("inter_pool", "inter_pool is the network between pools: it needs pools");
   auto node = r.require_child("node");
   c.node = read_node(node);
   if (const nlohmann::json* coll = node.find("collectives"); coll && coll->is_object()) {

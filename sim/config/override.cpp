@@ -57,6 +57,14 @@ std::optional<std::string> set_value(ResolvedDocument& doc, const Override& o, n
   std::optional<std::string> created;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string& t = tokens[i];
+    // An existing array element by its index (e.g. /cluster/pools/1/nodes); arrays are not extended.
+    if (node->is_array() && !t.empty() && t.size() < 10 &&
+        std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        std::stoul(t) < node->size()) {
+      at = child_pointer(at, t);
+      node = &(*node)[std::stoul(t)];
+      continue;
+    }
     if (!node->is_object()) {
       problem(doc, o.pointer,
               fmt::format("cannot set {}: {} is {}, not an object", o.pointer,

@@ -16,6 +16,9 @@ constexpr auto kVocabParallel = std::to_array<std::string_view>({"none", "vocab-
 constexpr auto kMoeOverlapChoices = std::to_array<std::string_view>({"none", "shared-expert", "compute"});
 constexpr auto kMasterWeights = std::to_array<std::string_view>({"fp32", "none"});
 
+constexpr auto kHeteroChoices = std::to_array<std::string_view>({"data", "pipeline"});
+constexpr auto kHeteroSplitChoices = std::to_array<std::string_view>({"proportional", "equal"});
+
 constexpr Field kParallelismFields[] = {
     {.key = "tp",
      .kind = FieldKind::integer,
@@ -111,6 +114,18 @@ constexpr Field kParallelismFields[] = {
             "synchronously (docs/model.md)",
      .fallback = "\"none\"",
      .choices = kVocabParallel},
+    {.key = "hetero",
+     .kind = FieldKind::choice,
+     .doc = "with cluster.pools: each pool runs whole DP replicas (data, tp·pp·cp devices each) or consecutive "
+            "pipeline stages (pipeline, tp·cp·dp devices each; docs/heterogeneous.md)",
+     .fallback = "\"data\"",
+     .choices = kHeteroChoices},
+    {.key = "hetero_split",
+     .kind = FieldKind::choice,
+     .doc = "with cluster.pools: split the global batch (data) or the layers (pipeline) proportional to each "
+            "pool's measured rate, or equally per replica / per stage; pipeline_layers overrides the layer split",
+     .fallback = "\"proportional\"",
+     .choices = kHeteroSplitChoices},
     {.key = "dp_mode",
      .kind = FieldKind::choice,
      .doc = "how data-parallel replicas combine gradients: synchronous all-reduce, a synchronous parameter "
@@ -362,6 +377,10 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
     p.moe_overlap = p.schedule == ScheduleKind::dualpipe ? MoeOverlap::compute : MoeOverlap::none;
   }
   read_dp_mode(r, p.data_parallel);
+  p.hetero_defaulted = !r.has("hetero");
+  p.hetero = r.choice("hetero") == "pipeline" ? HeteroMode::pipeline : HeteroMode::data;
+  p.hetero_split_defaulted = !r.has("hetero_split");
+  p.hetero_split = r.choice("hetero_split") == "equal" ? HeteroSplit::equal : HeteroSplit::proportional;
   return p;
 }
 

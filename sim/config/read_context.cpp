@@ -20,4 +20,10 @@ bool ReadContext::failed(std::string_view resolved_pointer) const {
                      [&](const std::string& f) { return pointer_within(resolved_pointer, f); });
 }
 
+bool ReadContext::failed_at_or_below(std::string_view resolved_pointer) const {
+  return std::any_of(failed_.begin(), failed_.end(), [&](const std::string& f) {
+    return pointer_within(resolved_pointer, f) || pointer_within(f, resolved_pointer);
+  });
+}
+
 }  // namespace clustersim::config

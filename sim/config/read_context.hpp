@@ -28,6 +28,8 @@ class ReadContext {
   /// True when a problem was recorded at `resolved_pointer` or at one of its ancestors. Cross-field
   /// checks use it to stay quiet about values that already failed on their own.
   [[nodiscard]] bool failed(std::string_view resolved_pointer) const;
+  /// True when a problem was recorded at `resolved_pointer`, an ancestor or a descendant of it.
+  [[nodiscard]] bool failed_at_or_below(std::string_view resolved_pointer) const;
 
   [[nodiscard]] const Provenance& origin() const { return origin_; }
   [[nodiscard]] Diagnostics& diagnostics() { return diagnostics_; }

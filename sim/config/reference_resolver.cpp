@@ -55,6 +55,19 @@ void ReferenceResolver::resolve_slot(ResolvedDocument& doc, nlohmann::json& valu
       resolve_slot(doc, *it, child_pointer(pointer, child.key), child.kind);
     }
   }
+  // A heterogeneous cluster's pools each name a node.
+  if (kind == CatalogKind::clusters) {
+    if (auto pools = value.find("pools"); pools != value.end() && pools->is_array()) {
+      for (std::size_t i = 0; i < pools->size(); ++i) {
+        auto& pool = (*pools)[i];
+        if (!pool.is_object()) continue;
+        if (auto it = pool.find("node"); it != pool.end()) {
+          resolve_slot(doc, *it, child_pointer(child_pointer(child_pointer(pointer, "pools"), std::to_string(i)), "node"),
+                       CatalogKind::nodes);
+        }
+      }
+    }
+  }
 }
 
 void ReferenceResolver::resolve_experiment(ResolvedDocument& doc) {
@@ -81,6 +94,20 @@ void ReferenceResolver::resolve_at(ResolvedDocument& doc, const std::string& poi
     add_problem(doc, pointer,
                 "hf_config cannot be replaced alone once converted: set the whole model instead "
                 "(--set '/model={\"hf_config\": \"path/to/config.json\"}')");
+    return;
+  }
+  // Below /cluster: a pool's node named by --set (/cluster/pools, /cluster/pools/i, /cluster/pools/i/node).
+  if (pointer.starts_with("/cluster/pools")) {
+    const nlohmann::json::json_pointer jp{"/cluster/pools"};
+    if (doc.document.contains(jp) && doc.document.at(jp).is_array()) {
+      nlohmann::json& pools = doc.document.at(jp);
+      for (std::size_t i = 0; i < pools.size(); ++i) {
+        const std::string slot = "/cluster/pools/" + std::to_string(i) + "/node";
+        if (!pools[i].is_object() || !pools[i].contains("node") || !pools[i]["node"].is_string()) continue;
+        if (!pointer_within(slot, pointer) && !pointer_within(pointer, slot)) continue;
+        resolve_slot(doc, pools[i]["node"], slot, CatalogKind::nodes);
+      }
+    }
     return;
   }
   std::string_view done = "\x01";  // no slot resolved yet; never a prefix of a pointer

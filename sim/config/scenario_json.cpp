@@ -137,6 +137,15 @@ nlohmann::json cluster_to_json(const ClusterSpec& c) {
   nlohmann::json network = {{"topology", c.network.topology},
                             {"oversubscription", c.network.oversubscription}};
   if (c.comm.topology) network_shape_to_json(*c.comm.topology, network);
+  if (!c.pools.empty()) {
+    nlohmann::json pools = nlohmann::json::array();
+    for (const ClusterPool& p : c.pools) pools.push_back({{"node", node_to_json(p.node)}, {"nodes", p.nodes}});
+    nlohmann::json j = {{"name", c.name}, {"pools", pools}, {"network", network}};
+    if (!c.inter_pool_derived) {
+      j["inter_pool"] = link_to_json(c.inter_pool);
+    }
+    return j;
+  }
   return {{"name", c.name}, {"node", node_to_json(c.node)}, {"nodes", c.nodes}, {"network", network}};
 }
 
@@ -247,6 +256,10 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                                                                                    : "none";
   }
   if (!p.pipeline_layers.empty()) j["parallelism"]["pipeline_layers"] = p.pipeline_layers;
+  if (!s.cluster.pools.empty()) {
+    j["parallelism"]["hetero"] = p.hetero == HeteroMode::pipeline ? "pipeline" : "data";
+    j["parallelism"]["hetero_split"] = p.hetero_split == HeteroSplit::equal ? "equal" : "proportional";
+  }
   if (p.ep_comm_sms > 0) j["parallelism"]["ep_comm_sms"] = p.ep_comm_sms;
   if (t.flash_attention && t.attention_kernel != AttentionKernel::flash2) {
     j["training"]["attention_kernel"] = name_of(attention_kernel_names(), t.attention_kernel);

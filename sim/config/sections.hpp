@@ -33,6 +33,8 @@ extern const Section kNodeLinkSection;
 extern const Section kNodeCollectivesSection;
 extern const Section kWeightStreamingSection;
 extern const Section kClusterSection;
+extern const Section kPoolSection;
+extern const Section kInterPoolSection;
 // topology_reader.cpp
 extern const Section kNetworkSection;
 extern const Section kNetworkLinkSection;

@@ -90,6 +90,42 @@ struct DataParallelResult {
   Bytes outer_state{0};          // per device: fp32 anchor copy and outer momentum
 };
 
+/// One device pool of a heterogeneous job (sim/engine/hetero.hpp).
+struct PoolResult {
+  std::string node;
+  std::string device;
+  int nodes = 0;
+  int devices = 0;
+  int first_stage = 0;              // pipeline: the pool's stages [first_stage, first_stage + stages)
+  int stages = 0;
+  int layers = 0;                   // pipeline: transformer layers on the pool's stages
+  int replicas = 0;                 // data: DP replicas of tp·pp·cp devices
+  long long microbatches = 0;       // data: micro-batches the pool runs per step (all its replicas)
+  int microbatches_per_replica = 0; // data: the busiest replica's
+  Seconds unit_time{0};             // pipeline: fwd+bwd of one layer, one micro-batch; data: marginal
+                                    // time of one more micro-batch per replica (the measured rate)
+  Seconds pool_step{0};             // data: the pool's own step (its replicas and its gradient sync)
+  Seconds compute{0};               // device busy time per step (kernels), mean over the pool's stages
+  double busy = 0;                  // compute / the job's step time
+  Bytes memory{0};                  // the pool's largest per-device total
+  Bytes capacity{0};
+  bool fits = true;
+  double peak_flops = 0;            // per device at the training precision, FLOP/s
+  double energy_j = 0;              // per step: devices at idle power + (TDP − idle) while busy, hosts
+  double mean_power_w = 0;
+};
+
+struct HeteroResult {
+  HeteroMode mode = HeteroMode::data;
+  HeteroSplit split = HeteroSplit::proportional;
+  std::vector<PoolResult> pools;
+  int bottleneck = 0;          // the pool that sets the step (data: slowest pool; pipeline: slowest stage's)
+  Seconds inter_pool{0};       // data: gradient all-reduce between pools; pipeline: one boundary transfer
+  BytesPerSecond inter_pool_bandwidth{0};  // per node, per direction, as reached
+  std::vector<int> pipeline_layers;        // pipeline: per virtual stage, as run
+  bool layers_stated = false;
+};
+
 struct StepResult {
   std::string engine;
   int devices = 0;
@@ -118,6 +154,7 @@ struct StepResult {
   /// engine kept it (analytic engine); consumers reuse it instead of rebuilding the graph.
   std::shared_ptr<const StepGraph> graph;
   DataParallelResult data_parallel;    // mode figures (mode allreduce: nothing else set)
+  std::optional<HeteroResult> hetero;  // cluster.pools
 };
 
 }  // namespace clustersim

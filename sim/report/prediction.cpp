@@ -4,9 +4,11 @@
 #include "sim/energy/capped_scenario.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/flow_engine.hpp"
+#include "sim/engine/hetero.hpp"
 #include "sim/engine/flow/scenario_options.hpp"
 #include "sim/report/collective_report.hpp"
 #include "sim/report/energy_section.hpp"
+#include "sim/report/hetero_report.hpp"
 #include "sim/report/run_section.hpp"
 #include "sim/report/step_report.hpp"
 
@@ -25,6 +27,10 @@ void run_engine(const Scenario& s, const PredictOptions& options, Prediction& p)
       capped = capped_scenario(s, effect);
       compute_slowdown = effect.slowdown[DeviceState::compute];
     }
+  }
+  if (!s.cluster.pools.empty()) {  // sim/config: analytic engine, no energy section
+    p.step = run_hetero(s);
+    return;
   }
   const Scenario& x = capped ? *capped : s;
   const auto nominal = [compute_slowdown](StepResult r) {
@@ -58,11 +64,13 @@ nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool incl
   if (!p.run_json.is_null()) j["run"] = p.run_json;
   if (!p.energy_json.is_null()) j["energy"] = p.energy_json;
   if (s.training.compression.scheme != CompressionScheme::none) j["compression"] = compression_json(s);
+  if (p.step.hetero) j["heterogeneous"] = hetero_json(s, *p.step.hetero);
   return j;
 }
 
 std::string prediction_text(const Scenario& s, const Prediction& p) {
-  return step_report_text(s, p.step) + p.run_text + p.energy_text;
+  return step_report_text(s, p.step) + (p.step.hetero ? hetero_text(s, p.step) : std::string()) + p.run_text +
+         p.energy_text;
 }
 
 std::string prediction_csv(const Scenario& s, const Prediction& p) {

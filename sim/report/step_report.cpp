@@ -266,8 +266,17 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
                                 parameter_count(s.model).moe_layers, s.model.layers,
                                 active_parameters(s.model) / 1e9));
   }
-  line("cluster", fmt::format("{}: {} nodes x {} {} = {} devices", s.cluster.name, s.cluster.nodes,
-                              s.cluster.node.devices_per_node, s.cluster.node.device.name, r.devices));
+  if (s.cluster.pools.empty()) {
+    line("cluster", fmt::format("{}: {} nodes x {} {} = {} devices", s.cluster.name, s.cluster.nodes,
+                                s.cluster.node.devices_per_node, s.cluster.node.device.name, r.devices));
+  } else {
+    std::string pools;
+    for (const ClusterPool& pool : s.cluster.pools) {
+      pools += fmt::format("{}{} nodes x {} {}", pools.empty() ? "" : " + ", pool.nodes, pool.node.devices_per_node,
+                           pool.node.device.name);
+    }
+    line("cluster", fmt::format("{}: pools {} = {} devices", s.cluster.name, pools, r.devices));
+  }
   line("parallelism",
        fmt::format("TP {} PP {} DP {} CP {} VP {}{}{}, ZeRO {}, schedule {}", p.tp, p.pp, p.dp, p.cp, p.vp,
                    p.sequence_parallel ? " +SP" : "",

@@ -55,6 +55,13 @@ struct DpModeSpec {
 };
 
 enum class VocabParallel { none, vocab_1, vocab_2, interlaced };
+/// How a heterogeneous cluster's pools share the job (docs/heterogeneous.md):
+///   data      every pool runs whole DP replicas (tp·pp·cp devices each); the global batch is split
+///   pipeline  every pool runs consecutive pipeline stages (tp·cp·dp devices each); the layers are split
+enum class HeteroMode : std::uint8_t { data, pipeline };
+/// How the work is split: proportional to each pool's measured rate (Whale's load balancing; HetPipe's
+/// capability-proportional layer assignment) or equal per DP replica / per stage.
+enum class HeteroSplit : std::uint8_t { proportional, equal };
 
 struct ParallelismSpec {
   int tp = 1, pp = 1, dp = 1, cp = 1;  // tp*pp*dp*cp == devices
@@ -87,6 +94,10 @@ struct ParallelismSpec {
   // synchronous interlaced pipeline it compares against (its all-reduces block the pipeline).
   VocabParallel vocab_parallel = VocabParallel::none;
   DpModeSpec data_parallel;  // dp_mode and its settings
+  HeteroMode hetero = HeteroMode::data;               // cluster.pools only
+  HeteroSplit hetero_split = HeteroSplit::proportional;
+  bool hetero_defaulted = false;                      // `hetero` not given (printed as an assumption)
+  bool hetero_split_defaulted = false;
 };
 
 struct TrainingSpec {

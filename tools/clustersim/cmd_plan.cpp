@@ -84,6 +84,11 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     for (const std::string& s : opt->sets) overrides.push_back(config::parse_override(s));
     const Scenario base =
         config::load_scenario({catalog_roots(global.config_dirs)}, opt->experiment, overrides);
+    if (!base.cluster.pools.empty()) {
+      throw ConfigError(base.source_file, "/cluster/pools",
+                        "plan searches strategies on one node type; a cluster with pools is evaluated by run and "
+                        "sweep (docs/heterogeneous.md)");
+    }
     plan::PlanOptions o;
     o.objective = plan::parse_objective(opt->objective);
     o.bounds.tp_beyond_node = opt->tp_beyond_node;
