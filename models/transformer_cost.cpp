@@ -23,6 +23,7 @@ struct Dims {
   Precision linear;     // QKV / projection / MLP GEMMs
   Precision attention;  // attention core
   Precision head;       // LM head GEMM (and the activations' precision)
+  bool blockwise;       // FP8 linear GEMMs blockwise-scaled (LayerShape::fp8_blockwise)
 };
 
 // FP8 training keeps activations, attention (unless fp8_attention) and the LM head in BF16.
@@ -52,6 +53,7 @@ Dims dims_of(const TransformerSpec& m, const LayerShape& s) {
   d.e = bytes_per_element(d.head);
   d.seq_local = static_cast<double>(s.seq_len) / s.cp;
   d.microbatches = std::max(1, s.microbatches);
+  d.blockwise = s.fp8_blockwise && s.precision == Precision::fp8;
   return d;
 }
 
@@ -88,7 +90,9 @@ Kernel cast_kernel(double mm, double nn, double kk, double microbatches) {
 // micro-batch, the weight (K x N) once per step.
 void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, double kk, const Dims& d) {
   if (d.linear == Precision::fp8) ks.add(cast_kernel(mm, nn, kk, d.microbatches));
-  ks.add(gemm(name, mm, nn, kk, d.linear, d.e));
+  Kernel g = gemm(name, mm, nn, kk, d.linear, d.e);
+  g.fp8_blockwise = d.blockwise;
+  ks.add(g);
 }
 
 }  // namespace
@@ -188,6 +192,7 @@ void add_expert_gemm(LayerKernels& ks, std::string_view name, double rows_mean, 
   Kernel g = gemm(name, rows, nn, kk, d.linear, d.e);
   g.batch = experts;
   g.grouped = true;
+  g.fp8_blockwise = d.blockwise;
   g.model_flops = Flops(2.0 * rows_mean * experts * nn * kk);
   g.exec_flops = Flops(2.0 * rows * experts * nn * kk);
   g.bytes = Bytes(bytes_per_element(d.linear) * experts * (rows * kk + kk * nn) + d.e * experts * rows * nn);

@@ -53,6 +53,9 @@ struct LayerShape {
   // (DeepSeek-V3 §3.2.3).
   bool fp8_activation_cache = false;
   bool recompute_norm_mla_up = false;
+  // FP8 linear GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): their
+  // efficiency follows DeepGEMM's measured shape dependence (roofline.hpp), not the per-tensor constants.
+  bool fp8_blockwise = false;
 };
 
 /// Which kind of transformer layer: a dense MLP or a mixture-of-experts feed-forward.
@@ -72,6 +75,7 @@ struct Kernel {
   double attn_keys = 0, attn_head_dim = 0;
   bool fp8_cast = false;  // cast/transpose/amax of an FP8 GEMM input (m x k of its GEMM)
   bool grouped = false;   // grouped GEMM of `batch` expert problems (MoE): each fills the pipeline alone
+  bool fp8_blockwise = false;  // FP8 GEMM with blockwise scaling and CUDA-core promotion (roofline.hpp)
 };
 
 /// Up to 64 kernels of one layer pass (fixed capacity: no allocation in sweeps).

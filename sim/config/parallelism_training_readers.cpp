@@ -13,6 +13,7 @@ constexpr IntRange kPositive{.min = 1};
 constexpr auto kDpCollectives = std::to_array<std::string_view>({"hierarchical", "flat-ring"});
 constexpr auto kMoeOverlapChoices = std::to_array<std::string_view>({"none", "shared-expert", "compute"});
 constexpr auto kMasterWeights = std::to_array<std::string_view>({"fp32", "none"});
+constexpr auto kFp8Scaling = std::to_array<std::string_view>({"tensor", "blockwise"});
 
 constexpr Field kParallelismFields[] = {
     {.key = "tp",
@@ -204,6 +205,13 @@ constexpr Field kTrainingFields[] = {
      .kind = FieldKind::boolean,
      .doc = "attention kernels in FP8 too (needs precision fp8; otherwise FP8 runs keep BF16 attention)",
      .fallback = "false"},
+    {.key = "fp8_scaling",
+     .kind = FieldKind::choice,
+     .doc = "FP8 GEMM scaling: per-tensor (Transformer Engine) or blockwise 1x128/128x128 with CUDA-core "
+            "promotion (DeepSeek-V3 S3.3.2, DeepGEMM kernels); needs precision fp8 when blockwise "
+            "(docs/moe.md)",
+     .fallback = "\"tensor\"",
+     .choices = kFp8Scaling},
     {.key = "fp8_activation_cache",
      .kind = FieldKind::boolean,
      .doc = "cache linear-layer inputs for the backward in FP8 (attention output in E5M6; the MoE SwiGLU "
@@ -323,6 +331,10 @@ TrainingSpec read_training(ObjectReader& r) {
   t.flash_attention = r.boolean("flash_attention");
   t.fp8_attention = r.boolean("fp8_attention");
   t.fp8_activation_cache = r.boolean("fp8_activation_cache");
+  t.fp8_blockwise = r.choice("fp8_scaling") == "blockwise";
+  if (t.fp8_blockwise && t.precision != Precision::fp8) {
+    r.error("fp8_scaling", "\"blockwise\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
+  }
   t.recompute_norm_mla_up = r.boolean("recompute_norm_mla_up");
   if (t.fp8_activation_cache && t.precision != Precision::fp8) {
     r.error("fp8_activation_cache", "needs \"precision\": \"fp8\" (the FP8 cache holds FP8 GEMM inputs)");

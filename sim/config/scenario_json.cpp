@@ -249,6 +249,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (!p.pipeline_layers.empty()) j["parallelism"]["pipeline_layers"] = p.pipeline_layers;
   if (p.ep_comm_sms > 0) j["parallelism"]["ep_comm_sms"] = p.ep_comm_sms;
   if (t.fp8_activation_cache) j["training"]["fp8_activation_cache"] = true;
+  if (t.fp8_blockwise) j["training"]["fp8_scaling"] = "blockwise";
   if (t.recompute_norm_mla_up) j["training"]["recompute_norm_mla_up"] = true;
   const DpModeSpec& d = p.data_parallel;
   if (d.mode != DpMode::allreduce) {
