@@ -51,6 +51,7 @@ constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
 constexpr std::array<std::string_view, 3> kPosition{"learned", "rope", "alibi"};
 constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"};
 constexpr std::array<std::string_view, 5> kSchedule{"1f1b", "interleaved", "gpipe", "dualpipe", "zb"};
+constexpr std::array<std::string_view, 3> kMoeOverlap{"none", "shared-expert", "compute"};
 constexpr std::array<std::string_view, 3> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle"};
 constexpr std::array<std::string_view, 6> kCompute{"bf16", "fp16", "fp8", "fp4", "tf32", "fp32"};
 constexpr std::array<std::string_view, 3> kBasis{"model", "hardware", "unknown"};
@@ -182,6 +183,10 @@ constexpr Field kParallelismFields[] = {
     one_of("recompute", "activation recomputation", kRecompute),
     flag("tp_comm_overlap", "TP communication overlapped with GEMMs"),
     one_of("schedule", "pipeline schedule", kSchedule),
+    one_of("moe_overlap",
+           "expert-parallel all-to-all overlap as stated (compute: Megatron-Core's 1F1B A2A overlap or DualPipe; "
+           "shared-expert: moe_shared_expert_overlap; none: exposed)",
+           kMoeOverlap),
     one_of("pipeline_split",
            "how layers that do not divide over pp·vp chunks are spread (ends-one-fewer: first and last chunk "
            "one layer fewer, Megatron's embedding/loss accounting; remainder-to-middle: torchtitan)",
@@ -358,6 +363,7 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.recompute = s.choice("recompute");
   out.tp_comm_overlap = s.boolean("tp_comm_overlap");
   out.schedule = s.choice("schedule");
+  out.moe_overlap = s.choice("moe_overlap");
   out.pipeline_split = s.choice("pipeline_split");
 }
 

@@ -37,6 +37,7 @@ struct ReferenceRecord {
   std::optional<std::string> fsdp;  // "false" | "full_shard" | "hybrid_shard" | "shard_grad_op"
   std::optional<bool> sequence_parallel, tp_comm_overlap, flash_attention;
   std::optional<std::string> recompute, schedule, pipeline_split;
+  std::optional<std::string> moe_overlap;  // none | shared-expert | compute (MoE records)
   // precision
   std::optional<std::string> compute, fp8_recipe;
   std::optional<bool> fp8_attention;
