@@ -62,6 +62,7 @@ inline constexpr auto kDpModeChoices = choices_of(kDpModeNames);
 inline constexpr auto kServerPlacementChoices = choices_of(kServerPlacementNames);
 inline constexpr auto kTopologyChoices =
     std::to_array<std::string_view>({"fat-tree", "torus", "dragonfly", "single-node"});
+inline constexpr auto kRoutingChoices = std::to_array<std::string_view>({"ecmp", "adaptive"});
 inline constexpr auto kEngineChoices = std::to_array<std::string_view>({"analytic", "flow"});
 
 inline std::span<const EnumName<Precision>> precision_names() {
