@@ -13,6 +13,13 @@ struct Tile {
 constexpr std::array<Tile, 3> kTiles{{{128, 128}, {128, 256}, {256, 128}}};
 constexpr double kSplitKMinDepth = 256.0;  // split-K slices keep at least this much of K each
 constexpr double kAttentionHalfKeys = 240.0;
+// FP8 GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): fitted (two constants,
+// log least squares) to DeepGEMM's published H800 table (deepseek-ai/DeepGEMM README of its first
+// release, "Performance", NVCC 12.8): the ten compute-bound rows (M = 4,096 dense, contiguous grouped
+// 4 x 8,192 and 8 x 4,096), every one within 2.1 %. The memory-bound M = 64/128 decode rows are the
+// roofline's memory term, not fitted.
+constexpr double kBlockwiseMax = 0.7388;     // fraction of the FP8 peak for deep-K, wave-aligned GEMMs
+constexpr double kBlockwiseHalfK = 726.0;    // K at which a tile's fixed cost equals its main loop
 constexpr double kCollectiveSms =
     16.0;  // SMs NCCL occupies on a DGX-class node (github.com/NVIDIA/nccl/issues/689)
 
@@ -45,6 +52,11 @@ double gemm_wave_efficiency(int sm_count, double m, double n, double k, double b
   return std::min(1.0, best);
 }
 
+double blockwise_fp8_gemm_efficiency(int sm_count, double m, double n, double k, double batch) {
+  const double depth = k > 0 ? k / (k + kBlockwiseHalfK) : 1.0;
+  return kBlockwiseMax * depth * gemm_wave_efficiency(sm_count, m, n, k, batch);
+}
+
 double attention_shape_efficiency(const DeviceEfficiency& e, double keys, double head_dim) {
   const double seq = keys > 0 ? keys / (keys + kAttentionHalfKeys) : 1.0;
   const double dim = head_dim > 0 ? head_dim / (head_dim + e.attention_half_head_dim) : 1.0;
@@ -59,6 +71,8 @@ KernelTime kernel_time(const DeviceSpec& d, const Kernel& k) {
     double eff = 0.0;
     if (k.cls == KernelClass::attention) {
       eff = e.attention_efficiency * attention_shape_efficiency(e, k.attn_keys, k.attn_head_dim) * k.attn_rate;
+    } else if (k.fp8_blockwise && k.precision == Precision::fp8) {
+      eff = blockwise_fp8_gemm_efficiency(d.sm_count, k.m, k.n, k.k, k.grouped ? k.batch : 1.0);
     } else {
       // A grouped GEMM (MoE experts) runs `batch` independent problems: each fills the pipeline on its
       // own, so the saturation term sees one group's FLOPs (many small GEMMs are slower per FLOP).

@@ -46,6 +46,17 @@ double gemm_wave_efficiency(int sm_count, double m, double n, double k, double b
 /// cost per score (DeviceEfficiency::attention_half_head_dim).
 double attention_shape_efficiency(const DeviceEfficiency& e, double keys, double head_dim);
 
+/// Efficiency (fraction of the FP8 peak) of an FP8 GEMM with blockwise scaling — 1x128 activation tiles,
+/// 128x128 weight blocks, tensor-core partial sums promoted to FP32 on CUDA cores every 128 elements of K
+/// (DeepSeek-V3 §3.3.2; DeepGEMM):
+///   0.7388 · K / (K + 726) · q_tile_wave(M, N, K, batch)
+/// Every output tile pays a fixed cost (pipeline prologue, the promotion drain, the BF16 epilogue) worth
+/// ~726 elements of its K loop, so short reductions run far below the peak (K = 512: 0.30) however large
+/// M and N are. Both constants are fitted to DeepGEMM's published H800 TFLOP/s (its first release's
+/// README: the ten compute-bound dense and contiguous grouped rows, all within 2.1 %); they describe
+/// DeepGEMM on Hopper and replace the per-tensor constants gemm_max · F / (F + F_half) for such GEMMs.
+double blockwise_fp8_gemm_efficiency(int sm_count, double m, double n, double k, double batch = 1.0);
+
 KernelTime kernel_time(const DeviceSpec& d, const Kernel& k);
 KernelTime kernels_time(const DeviceSpec& d, const LayerKernels& ks);
 

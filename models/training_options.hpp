@@ -20,7 +20,11 @@ enum class SelectivePolicy { attention, op, layer };
 //  - tensorwise: dynamic per-tensor scaling (torchao Float8Linear default): an amax pass, then the cast;
 //  - rowwise: dynamic per-row scaling (torchao "rowwise"): each input is scaled along both axes (an amax
 //    and a cast per axis) and the GEMM runs CUTLASS's row-wise scaled kernel.
-enum class Fp8Scaling { delayed, tensorwise, rowwise };
+//  - blockwise: DeepSeek-V3 §3.3.2 1x128 activation tiles and 128x128 weight blocks with partial sums
+//    promoted to CUDA cores every 128 elements of K (DeepGEMM kernels; GEMM speed from
+//    blockwise_fp8_gemm_efficiency, models/roofline.hpp); its casts are fused into the producing kernels
+//    and counted as one cast-transpose pass, as delayed scaling.
+enum class Fp8Scaling { delayed, tensorwise, rowwise, blockwise };
 // Which fused (flash) attention kernel a framework runs. The cost model's attention efficiency
 // (DeviceEfficiency::attention_efficiency) is FlashAttention-2's; the others run at a fraction of it
 // (attention_kernel_rate, models/transformer_cost.cpp).

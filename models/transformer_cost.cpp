@@ -27,6 +27,7 @@ struct Dims {
   Precision linear;     // QKV / projection / MLP GEMMs
   Precision attention;  // attention core
   Precision head;       // LM head GEMM (and the activations' precision)
+  bool blockwise;       // FP8 linear GEMMs blockwise-scaled (LayerShape::fp8_blockwise)
 };
 
 // FP8 training keeps activations, attention (unless fp8_attention) and the LM head in BF16.
@@ -58,6 +59,7 @@ Dims dims_of(const TransformerSpec& m, const LayerShape& s) {
   d.microbatches = std::max(1, s.microbatches);
   d.cast_bytes = fp8_cast_bytes_per_element(s.fp8_scaling);
   d.fp8_gemm_eff = s.fp8_scaling == Fp8Scaling::rowwise ? kRowwiseFp8GemmEfficiency : 1.0;
+  d.blockwise = s.fp8_blockwise && s.precision == Precision::fp8;
   return d;
 }
 
@@ -98,6 +100,7 @@ void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, d
   if (d.linear == Precision::fp8) ks.add(cast_kernel(mm, nn, kk, d.microbatches, d.cast_bytes));
   Kernel g = gemm(name, mm, nn, kk, d.linear, d.e);
   if (d.linear == Precision::fp8) g.impl_efficiency = d.fp8_gemm_eff;
+  g.fp8_blockwise = d.blockwise;
   ks.add(g);
 }
 
@@ -106,6 +109,7 @@ void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, d
 double fp8_cast_bytes_per_element(Fp8Scaling scaling) {
   switch (scaling) {
     case Fp8Scaling::delayed:
+    case Fp8Scaling::blockwise:
       return kCastTransposeBytes;
     case Fp8Scaling::tensorwise:
       return kCastTransposeBytes + 2.0;
@@ -213,6 +217,7 @@ void add_expert_gemm(LayerKernels& ks, std::string_view name, double rows_mean, 
   Kernel g = gemm(name, rows, nn, kk, d.linear, d.e);
   g.batch = experts;
   g.grouped = true;
+  g.fp8_blockwise = d.blockwise;
   g.model_flops = Flops(2.0 * rows_mean * experts * nn * kk);
   g.exec_flops = Flops(2.0 * rows * experts * nn * kk);
   g.bytes = Bytes(bytes_per_element(d.linear) * experts * (rows * kk + kk * nn) + d.e * experts * rows * nn);

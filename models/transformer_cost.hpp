@@ -57,6 +57,9 @@ struct LayerShape {
   // (DeepSeek-V3 §3.2.3).
   bool fp8_activation_cache = false;
   bool recompute_norm_mla_up = false;
+  // FP8 linear GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): their
+  // efficiency follows DeepGEMM's measured shape dependence (roofline.hpp), not the per-tensor constants.
+  bool fp8_blockwise = false;
 };
 
 /// Which kind of transformer layer: a dense MLP or a mixture-of-experts feed-forward.
@@ -81,6 +84,7 @@ struct Kernel {
   double cast_bytes = 4.0;  // fp8_cast: HBM bytes per element of the recipe (fp8_cast_bytes_per_element)
   double impl_efficiency = 1.0;  // GEMM kernel speed relative to the device's calibrated GEMM (row-wise FP8)
   bool grouped = false;   // grouped GEMM of `batch` expert problems (MoE): each fills the pipeline alone
+  bool fp8_blockwise = false;  // FP8 GEMM with blockwise scaling and CUDA-core promotion (roofline.hpp)
 };
 
 /// Up to 64 kernels of one layer pass (fixed capacity: no allocation in sweeps).

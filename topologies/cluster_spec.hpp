@@ -53,6 +53,7 @@ struct NodeSpec {
 struct NetworkSpec {
   std::string topology = "fat-tree";  // scale-out fabric kind; refined by the topology layer
   double oversubscription = 1.0;      // >= 1; bandwidth divisor on the upper tiers (largest tier ratio)
+  bool adaptive_routing = false;      // fat-tree: spread every flow evenly over its equal-cost paths
 };
 
 /// One device pool of a heterogeneous cluster (docs/heterogeneous.md): identical nodes of one kind.

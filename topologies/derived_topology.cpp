@@ -82,6 +82,7 @@ int derived_radix(double ratio) {
 
 void derive_fat_tree(const ClusterSpec& c, ClusterTopologySpec& t) {
   FatTreeSpec& ft = t.fat_tree;
+  ft.adaptive_routing = c.network.adaptive_routing;
   double r = c.network.oversubscription;
   ft.radix = derived_radix(r);
   ft.rail_optimized = t.node.nics == t.node.devices_per_node && t.node.nics > 1;

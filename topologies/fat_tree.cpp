@@ -19,6 +19,7 @@ std::unique_ptr<FatTree> FatTree::build(const FatTreeSpec& spec, const LinkParam
   bool ok = false;
   std::unique_ptr<FatTree> ft(new FatTree());
   ft->tiers_ = spec.tiers;
+  ft->adaptive_ = spec.adaptive_routing;
   ft->shape_ = FatTreeShape::of(spec, nodes, nics_per_node, &ok);
   CS_ASSERT(ok, "fat-tree spec was validated against the cluster size");
   const FatTreeShape& s = ft->shape_;
@@ -83,6 +84,20 @@ void FatTree::append_route(std::int32_t src_nic, std::int32_t dst_nic, std::uint
     out.push_back({down, false});
   }
   out.push_back({nic_link_[at(dst_nic)], false});
+}
+
+int FatTree::spread_paths(std::int32_t src_nic, std::int32_t dst_nic) const {
+  if (!adaptive_) return 1;
+  const std::int32_t la = nic_leaf_[at(src_nic)], lb = nic_leaf_[at(dst_nic)];
+  if (la == lb) return 1;
+  const int pa = la / shape_.leaves_per_pod, pb = lb / shape_.leaves_per_pod;
+  return shape_.leaf_up * (tiers_ == 3 && pa != pb ? shape_.spine_up : 1);
+}
+
+std::uint64_t FatTree::path_hash(int k) const {
+  const auto up = static_cast<std::uint64_t>(shape_.leaf_up);
+  const auto kk = static_cast<std::uint64_t>(k);
+  return (kk % up) | ((kk / up) << 32);
 }
 
 }  // namespace clustersim

@@ -45,11 +45,18 @@ class FatTree final : public Router {
   [[nodiscard]] RouterLevel level() const override { return RouterLevel::nics; }
   void append_route(std::int32_t src_nic, std::int32_t dst_nic, std::uint64_t hash,
                     Route& out) const override;
+  /// With adaptive routing: leaf_up paths between leaves of one pod, leaf_up * spine_up between pods;
+  /// 1 on one leaf or with ECMP.
+  [[nodiscard]] bool adaptive() const override { return adaptive_; }
+  [[nodiscard]] int spread_paths(std::int32_t src_nic, std::int32_t dst_nic) const override;
+  /// Path k = (spine i = k mod leaf_up, core j = k / leaf_up) in append_route's hash bits.
+  [[nodiscard]] std::uint64_t path_hash(int k) const override;
   [[nodiscard]] const FatTreeShape& shape() const { return shape_; }
 
  private:
   FatTree() = default;
   int tiers_ = 2;
+  bool adaptive_ = false;
   FatTreeShape shape_;
   std::vector<std::int32_t> nic_leaf_;  // per NIC: its leaf index
   std::vector<LinkId> nic_link_;        // per NIC: NIC -> leaf (forward)

@@ -27,6 +27,7 @@ struct FatTreeSpec {
   bool rail_optimized = false;           // NIC j of every node goes to rail-j leaves (NVIDIA SuperPOD)
   LinkParams leaf_spine;                 // one leaf <-> spine link
   LinkParams spine_core;                 // one spine <-> core link (3 tiers)
+  bool adaptive_routing = false;         // spread every flow evenly over its equal-cost up-paths (else ECMP hash)
 
   /// Oversubscription of tier t (1 = leaf, 2 = spine); 1 when not given.
   [[nodiscard]] double ratio(int tier) const;

@@ -22,6 +22,12 @@ class Router {
   /// deterministic ECMP hash of the (source device, destination device) pair; routers use it to pick
   /// among equal-cost choices.
   virtual void append_route(std::int32_t src, std::int32_t dst, std::uint64_t hash, Route& out) const = 0;
+  /// Adaptive routing / packet spraying: the number of equal-cost routes one flow from `src` to `dst` is
+  /// spread over evenly (1: the flow takes the single hashed route).
+  [[nodiscard]] virtual bool adaptive() const { return false; }
+  [[nodiscard]] virtual int spread_paths(std::int32_t /*src*/, std::int32_t /*dst*/) const { return 1; }
+  /// The hash that makes append_route take equal-cost route `k` (0 <= k < spread_paths).
+  [[nodiscard]] virtual std::uint64_t path_hash(int /*k*/) const { return 0; }
 };
 
 }  // namespace clustersim

@@ -24,11 +24,33 @@ std::uint64_t TopologyGraph::ecmp_hash(int src, int dst) {
 }
 
 void TopologyGraph::route_into(int src, int dst, Route& out) const {
+  route_by_hash(src, dst, ecmp_hash(src, dst), out);
+}
+
+bool TopologyGraph::adaptive_routing() const {
+  return router_ && router_->level() == RouterLevel::nics && router_->adaptive();
+}
+
+int TopologyGraph::path_count(int src, int dst) const {
+  if (src == dst || !router_ || router_->level() != RouterLevel::nics) return 1;
+  const int dd = domain_.domain_devices;
+  if (dd > 0 && src / dd == dst / dd) return 1;
+  const int nic_s = nic_of_device(src), nic_d = nic_of_device(dst);
+  if (nic_s < 0 || nic_d < 0 || nic_s == nic_d) return 1;
+  return router_->spread_paths(nic_s, nic_d);
+}
+
+void TopologyGraph::path_into(int src, int dst, int k, Route& out) const {
+  const int paths = path_count(src, dst);
+  CS_ASSERT(k >= 0 && k < paths, "equal-cost path index out of range");
+  route_by_hash(src, dst, paths > 1 ? router_->path_hash(k) : ecmp_hash(src, dst), out);
+}
+
+void TopologyGraph::route_by_hash(int src, int dst, std::uint64_t hash, Route& out) const {
   out.clear();
   const int n = device_count();
   CS_ASSERT(src >= 0 && src < n && dst >= 0 && dst < n, "route endpoints must be device ranks");
   if (src == dst) return;
-  const std::uint64_t hash = ecmp_hash(src, dst);
   if (router_ && router_->level() == RouterLevel::devices) {
     router_->append_route(src, dst, hash, out);
     return;

@@ -81,7 +81,15 @@ class TopologyGraph {
   /// Writes the route from device `src` to device `dst` into `out` (cleared first; empty if src == dst).
   /// Reuse `out` across calls: routes of up to 12 links never allocate.
   void route_into(int src, int dst, Route& out) const;
+  /// True when the scale-out router spreads flows over equal-cost paths (adaptive routing).
+  [[nodiscard]] bool adaptive_routing() const;
   [[nodiscard]] Route route(int src, int dst) const;
+  /// Adaptive routing (fat-tree /cluster/network/routing "adaptive"): a flow from `src` to `dst` is
+  /// spread evenly over path_count(src, dst) equal-cost routes, path_into(src, dst, k) for k < that count
+  /// (k = 0 .. count-1 cover every up-path through the spines and cores). With ECMP the count is 1 and
+  /// path_into(src, dst, 0) is route_into(src, dst).
+  [[nodiscard]] int path_count(int src, int dst) const;
+  void path_into(int src, int dst, int k, Route& out) const;
   /// Calls visit(const Link&, RouteStep) for every link of route(src, dst), in order.
   template <class Visitor>
   void for_each_link_on_route(int src, int dst, Visitor&& visit) const {
@@ -93,6 +101,7 @@ class TopologyGraph {
  private:
   friend class TopologyBuilder;
   TopologyGraph() = default;
+  void route_by_hash(int src, int dst, std::uint64_t hash, Route& out) const;
 
   int nodes_ = 0;
   int devices_per_node_ = 0;

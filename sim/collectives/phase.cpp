@@ -11,8 +11,13 @@ std::vector<double> link_loads(const TopologyGraph& g, const Phase& p) {
   Route r;
   for (const Transfer& t : p.transfers) {
     if (t.src == t.dst || t.bytes <= 0.0) continue;
-    g.route_into(t.src, t.dst, r);
-    for (const RouteStep& s : r) load[2 * static_cast<std::size_t>(s.link) + (s.forward ? 0 : 1)] += t.bytes;
+    // Adaptive routing spreads the transfer evenly over its equal-cost paths (1 path with ECMP).
+    const int paths = g.path_count(t.src, t.dst);
+    const double share = t.bytes / static_cast<double>(paths);
+    for (int k = 0; k < paths; ++k) {
+      g.path_into(t.src, t.dst, k, r);
+      for (const RouteStep& s : r) load[2 * static_cast<std::size_t>(s.link) + (s.forward ? 0 : 1)] += share;
+    }
   }
   for (const LinkLoad& l : p.in_network) {
     CS_ASSERT(l.link >= 0 && static_cast<std::size_t>(l.link) < g.link_count(), "in-network load on a link that does not exist");

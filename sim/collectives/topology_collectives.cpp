@@ -62,6 +62,7 @@ std::string topology_key(const ClusterFabric& f, bool bandwidths = true) {
   k.add(ft.tiers);
   k.add(ft.radix);
   k.add(ft.rail_optimized);
+  k.add(ft.adaptive_routing);
   k.add(ft.leaf_spine, bandwidths);
   k.add(ft.spine_core, bandwidths);
   k.add(ft.oversubscription.size());

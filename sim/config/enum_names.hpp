@@ -32,8 +32,11 @@ inline constexpr std::array<EnumName<Recompute>, 3> kRecomputeNames{
     {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
 inline constexpr std::array<EnumName<SelectivePolicy>, 3> kSelectivePolicyNames{
     {{"attention", SelectivePolicy::attention}, {"op", SelectivePolicy::op}, {"layer", SelectivePolicy::layer}}};
-inline constexpr std::array<EnumName<Fp8Scaling>, 3> kFp8ScalingNames{
-    {{"delayed", Fp8Scaling::delayed}, {"tensorwise", Fp8Scaling::tensorwise}, {"rowwise", Fp8Scaling::rowwise}}};
+inline constexpr std::array<EnumName<Fp8Scaling>, 4> kFp8ScalingNames{
+    {{"delayed", Fp8Scaling::delayed},
+     {"tensorwise", Fp8Scaling::tensorwise},
+     {"rowwise", Fp8Scaling::rowwise},
+     {"blockwise", Fp8Scaling::blockwise}}};
 inline constexpr std::array<EnumName<AttentionKernel>, 3> kAttentionKernelNames{
     {{"flash-2", AttentionKernel::flash2},
      {"flash-1", AttentionKernel::flash1},
@@ -73,6 +76,7 @@ inline constexpr auto kDpModeChoices = choices_of(kDpModeNames);
 inline constexpr auto kServerPlacementChoices = choices_of(kServerPlacementNames);
 inline constexpr auto kTopologyChoices =
     std::to_array<std::string_view>({"fat-tree", "torus", "dragonfly", "single-node"});
+inline constexpr auto kRoutingChoices = std::to_array<std::string_view>({"ecmp", "adaptive"});
 inline constexpr auto kEngineChoices = std::to_array<std::string_view>({"analytic", "flow"});
 
 inline std::span<const EnumName<Precision>> precision_names() {

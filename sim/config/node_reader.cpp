@@ -399,6 +399,13 @@ ClusterSpec read_cluster(ObjectReader& r) {
       c.network.topology = std::string(topology_names()[*topology]);
     }
     shape = read_network_shape(*network, c.network.topology, c.nodes, c.network);
+    if (auto routing = network->get_choice("routing")) {
+      c.network.adaptive_routing = kRoutingChoices[*routing] == "adaptive";
+      if (c.network.adaptive_routing && c.network.topology != "fat-tree") {
+        network->error("routing", "\"adaptive\" routing is modelled on fat-trees only (this network is a " +
+                                      c.network.topology + "; use \"ecmp\")");
+      }
+    }
     c.comm.sharp_efficiency = network->number("sharp_efficiency");
     network->accept("description");
     network->finish();

@@ -235,7 +235,9 @@ constexpr Field kTrainingFields[] = {
     {.key = "fp8_scaling",
      .kind = FieldKind::choice,
      .doc = "FP8 scaling recipe: delayed (Transformer Engine, fused cast-transpose), tensorwise (dynamic, an "
-            "amax pass first), rowwise (per-row scales on both axes, CUTLASS row-wise GEMM; docs/model.md)",
+            "amax pass first), rowwise (per-row scales on both axes, CUTLASS row-wise GEMM; docs/model.md), "
+            "blockwise (DeepSeek-V3 S3.3.2 1x128/128x128 scales with CUDA-core promotion, DeepGEMM kernels; "
+            "needs precision fp8; docs/moe.md)",
      .fallback = "\"delayed\"",
      .choices = kFp8ScalingChoices},
     {.key = "eager_elementwise",
@@ -406,6 +408,10 @@ TrainingSpec read_training(ObjectReader& r) {
   }
   t.fp8_attention = r.boolean("fp8_attention");
   t.fp8_activation_cache = r.boolean("fp8_activation_cache");
+  t.fp8_blockwise = t.fp8_scaling == Fp8Scaling::blockwise;
+  if (t.fp8_blockwise && t.precision != Precision::fp8) {
+    r.error("fp8_scaling", "\"blockwise\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
+  }
   t.recompute_norm_mla_up = r.boolean("recompute_norm_mla_up");
   if (t.fp8_activation_cache && t.precision != Precision::fp8) {
     r.error("fp8_activation_cache", "needs \"precision\": \"fp8\" (the FP8 cache holds FP8 GEMM inputs)");

@@ -56,6 +56,7 @@ constexpr std::array<std::string_view, 4> kPipelineSplit{"even", "ends-one-fewer
                                                          "balanced"};
 constexpr std::array<std::string_view, 3> kAttentionKernel{"flash-2", "flash-1", "triton-flash"};
 constexpr std::array<std::string_view, 4> kVocabParallel{"none", "vocab-1", "vocab-2", "interlaced"};
+constexpr std::array<std::string_view, 3> kMoeOverlap{"none", "shared-expert", "compute"};
 constexpr std::array<std::string_view, 6> kCompute{"bf16", "fp16", "fp8", "fp4", "tf32", "fp32"};
 constexpr std::array<std::string_view, 3> kBasis{"model", "hardware", "unknown"};
 constexpr std::array<std::string_view, 3> kConfidence{"high", "medium", "low"};
@@ -191,6 +192,10 @@ constexpr Field kParallelismFields[] = {
     count("selective_layer_interval", "k of layer-level selective recomputation (every k-th layer)"),
     flag("tp_comm_overlap", "TP communication overlapped with GEMMs"),
     one_of("schedule", "pipeline schedule", kSchedule),
+    one_of("moe_overlap",
+           "expert-parallel all-to-all overlap as stated (compute: Megatron-Core's 1F1B A2A overlap or DualPipe; "
+           "shared-expert: moe_shared_expert_overlap; none: exposed)",
+           kMoeOverlap),
     one_of("pipeline_split",
            "how layers that do not divide over pp·vp chunks are spread (ends-one-fewer: first and last chunk "
            "one layer fewer, Megatron's embedding/loss accounting; remainder-to-middle: torchtitan; balanced: "
@@ -379,6 +384,7 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.selective_layer_interval = s.integer("selective_layer_interval");
   out.tp_comm_overlap = s.boolean("tp_comm_overlap");
   out.schedule = s.choice("schedule");
+  out.moe_overlap = s.choice("moe_overlap");
   out.pipeline_split = s.choice("pipeline_split");
   out.vocab_parallel = s.choice("vocab_parallel");
 }

@@ -136,6 +136,7 @@ nlohmann::json node_to_json(const NodeSpec& n) {
 nlohmann::json cluster_to_json(const ClusterSpec& c) {
   nlohmann::json network = {{"topology", c.network.topology},
                             {"oversubscription", c.network.oversubscription}};
+  if (c.network.adaptive_routing) network["routing"] = "adaptive";  // "ecmp" (default) is not echoed
   if (c.comm.topology) network_shape_to_json(*c.comm.topology, network);
   if (!c.pools.empty()) {
     nlohmann::json pools = nlohmann::json::array();

@@ -45,6 +45,13 @@ constexpr Field kNetworkFields[] = {
      .fallback = "1",
      .numbers = {.min = 1.0},
      .also = also_array},
+    {.key = "routing",
+     .kind = FieldKind::choice,
+     .doc = "fat-tree routing: \"ecmp\" sends each flow on one hashed equal-cost path; \"adaptive\" "
+            "spreads each flow evenly over all equal-cost up-paths (adaptive routing / packet spraying; "
+            "docs/topologies.md)",
+     .fallback = "\"ecmp\"",
+     .choices = kRoutingChoices},
     {.key = "sharp_efficiency",
      .kind = FieldKind::number,
      .doc = "InfiniBand SHARP in the switches: fraction of the NIC rate (0: no SHARP)",

@@ -116,6 +116,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.etp = par.etp;
   shape_.moe_load = moe_rank_load(m.moe, par.ep);
   shape_.fp8_activation_cache = tr.fp8_activation_cache;
+  shape_.fp8_blockwise = tr.fp8_blockwise;
   shape_.recompute_norm_mla_up = tr.recompute_norm_mla_up;
   topo_ = TopologyCollectives::of(s.cluster);
   const TopologyCollectives& topo = *topo_;
@@ -284,7 +285,9 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     const auto linear = [&](std::string_view name, double rows, double n_out, double k_in) {
       LayerKernels ks;
       if (prec == Precision::fp8) ks.add(fp8_cast_kernel(rows, n_out, k_in, shape_.microbatches));
-      ks.add(gemm_kernel(name, rows, n_out, k_in, prec, e));
+      Kernel g = gemm_kernel(name, rows, n_out, k_in, prec, e);
+      g.fp8_blockwise = shape_.fp8_blockwise && prec == Precision::fp8;
+      ks.add(g);
       OpCost c = from_kernels(dev, ks);
       c.hardware_flops = c.model_flops;
       c.model_flops = Flops(0);

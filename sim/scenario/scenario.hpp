@@ -124,6 +124,9 @@ struct TrainingSpec {
   // DeepSeek-V3 §3.3.4: the inputs of FP8 linear layers are cached for the backward in FP8 (1 byte per
   // element + a 4-byte scale per 128), and the MoE SwiGLU input likewise with its output recomputed.
   bool fp8_activation_cache = false;
+  // DeepSeek-V3 §3.3.2: FP8 GEMMs with blockwise scaling (1x128 activation tiles, 128x128 weight blocks)
+  // and promotion of the tensor-core partial sums to CUDA cores every 128 elements of K (DeepGEMM).
+  bool fp8_blockwise = false;
   // DeepSeek-V3 §3.2.3: RMSNorm outputs and MLA up-projections are recomputed in the backward instead
   // of stored.
   bool recompute_norm_mla_up = false;

@@ -291,6 +291,15 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/training/attention_kernel", "flash_attention is false"));
   }
+  SECTION("blockwise FP8 scaling without fp8 training, and an unknown scaling") {
+    doc["training"]["fp8_scaling"] = "blockwise";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_scaling", "needs \"precision\": \"fp8\""));
+    doc["training"]["fp8_scaling"] = "per-block";
+    ds = check(doc);
+    CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_scaling", ""));
+  }
   SECTION("a negative SM count") {
     device["sm_count"] = -1;
     ds = check(doc);

@@ -121,6 +121,21 @@ TEST_CASE("each bad topology description is reported with its file and JSON poin
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/global_links_per_router",
                          "needs global links, got 0"));
   }
+  SECTION("adaptive routing on a network that is not a fat-tree") {
+    ds = check(with_network(4, {{"topology", "dragonfly"},
+                                {"routing", "adaptive"},
+                                {"groups", 4},
+                                {"routers_per_group", 2},
+                                {"hosts_per_router", 4},
+                                {"global_links_per_router", 2}}));
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/routing", "modelled on fat-trees only"));
+  }
+  SECTION("a routing mode that does not exist") {
+    ds = check(with_network(4, {{"topology", "fat-tree"}, {"routing", "spray"}}));
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/routing", "adaptive"));
+  }
   SECTION("dragonfly without its shape") {
     ds = check(with_network(4, {{"topology", "dragonfly"}}));
     INFO(dump(ds));

@@ -398,3 +398,23 @@ TEST_CASE("TPU v5e and v3 records run on their host entries") {
     CHECK(predict(r) > 0);
   }
 }
+
+TEST_CASE("a MoE record's stated expert-parallel overlap reaches the experiment; unstated it is none, said") {
+  json r = base_record();
+  r["model"] = json::parse(R"({"name": "Mixtral 8x7B", "catalog_hint": "mixtral-8x7b", "seq_len": 4096,
+    "moe": {"num_experts": 8, "top_k": 2}})");
+  r["parallelism"] = json::parse(R"({"tp": 1, "pp": 1, "ep": 8, "micro_batch": 1, "global_batch": 64})");
+  const auto& plain = only_case(read(r));
+  CHECK(!plain.experiment["parallelism"].contains("moe_overlap"));
+  CHECK(mentions(plain.assumptions, "moe_overlap = none (not stated"));
+  r["parallelism"]["moe_overlap"] = "compute";
+  const auto& hidden = only_case(read(r));
+  CHECK(hidden.experiment["parallelism"]["moe_overlap"] == "compute");
+  CHECK(!mentions(hidden.assumptions, "moe_overlap"));
+  // Hiding the all-to-alls under compute makes the step faster, never slower.
+  json exposed = r;
+  exposed["parallelism"]["moe_overlap"] = "none";
+  CHECK(predict(r) > predict(exposed));
+  r["parallelism"]["moe_overlap"] = "always";
+  CHECK_THROWS_WITH(read(r), Catch::Contains("/0/parallelism/moe_overlap: unknown value \"always\""));
+}

@@ -56,7 +56,7 @@ constexpr Gate kGates[] = {
     {"test", "mbridge-perf-26.02", 10, 8.0, 14.0},
     {"test", "mbridge-perf-26.04.01", 10, 6.5, 13.0},
     {"test", "mbridge-perf-26.06", 10, 6.0, 13.0},
-    {"test", "megatron-core-moe-report-2026", 5, 22.0, 47.5},
+    {"test", "megatron-core-moe-report-2026", 5, 17.0, 47.5},
     {"test", "megatronlm-examples-llama-fp8-2025", 3, 10.0, 14.5},
     {"test", "moe-parallel-folding-2025", 34, 10.5, 28.0},
     {"test", "nemo-perf-summary-24.07", 11, 6.5, 25.0},

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "topologies/bisection.hpp"
 #include "topologies/topology_summary.hpp"
@@ -182,4 +184,36 @@ TEST_CASE("bisection of a fabric whose capacities sum past 2^63 B/s is exact, no
   // The same fabric at ordinary rates is computed in whole bytes per second, exactly.
   CHECK(bisection_bandwidth(build_topology(fat_tree_cluster(k * k * k / 4, host_node(), 3, k))).value() ==
         k * k * k / 8 * 50e9);
+}
+
+TEST_CASE("adaptive routing spreads a flow evenly over every equal-cost up-path of a fat-tree",
+          "[topology][routing]") {
+  const int k = 4, hosts = k * k * k / 4;  // 3 tiers: k/2 = 2 spines per pod, 2 cores per plane
+  ClusterTopologySpec spec = fat_tree_cluster(hosts, host_node(), 3, k);
+  const TopologyGraph ecmp = build_topology(spec);
+  spec.fat_tree.adaptive_routing = true;
+  const TopologyGraph ar = build_topology(spec);
+  CHECK_FALSE(ecmp.adaptive_routing());
+  CHECK(ar.adaptive_routing());
+  // host 0 -> host 1: same leaf (one path); host 0 -> host 2: same pod (k/2 spines); -> host 15: k^2/4.
+  CHECK(ar.path_count(0, 1) == 1);
+  CHECK(ar.path_count(0, 2) == k / 2);
+  CHECK(ar.path_count(0, hosts - 1) == k * k / 4);
+  CHECK(ecmp.path_count(0, hosts - 1) == 1);
+  // The paths are distinct, minimal (as long as the hashed route) and use every spine-core link of the pod.
+  std::set<LinkId> core_links;
+  std::set<std::vector<LinkId>> distinct;
+  Route r;
+  for (int p = 0; p < ar.path_count(0, hosts - 1); ++p) {
+    ar.path_into(0, hosts - 1, p, r);
+    CHECK(r.size() == ecmp.route(0, hosts - 1).size());
+    std::vector<LinkId> ids;
+    for (const RouteStep& s : r) {
+      ids.push_back(s.link);
+      if (ar.link(s.link).kind == LinkKind::spine_core && s.forward) core_links.insert(s.link);
+    }
+    distinct.insert(ids);
+  }
+  CHECK(distinct.size() == static_cast<std::size_t>(k * k / 4));
+  CHECK(core_links.size() == static_cast<std::size_t>(k * k / 4));  // pod 0's k/2 spines x k/2 uplinks
 }

@@ -149,6 +149,41 @@ FabricLayout::FabricLayout(std::shared_ptr<const TopologyCollectives> topology)
     }
     links_.push_back(std::move(f));
   }
+  if (g.adaptive_routing()) bundle_parallel_uplinks(g);
+}
+
+void FabricLayout::bundle_parallel_uplinks(const TopologyGraph& g) {
+  // Adaptive routing spreads every flow evenly over all equal-cost up-paths, so each of a leaf's
+  // leaf-spine links carries 1/leaf_up of every flow through that leaf, and each spine-core link of a pod
+  // 1/(leaf_up * spine_up) of every flow leaving or entering the pod. With links of one bandwidth per
+  // tier, max-min sharing on those parallel links is max-min sharing on one link of their summed
+  // bandwidth: routes cross the bundle "leaf<L>.up" (all leaf-spine links of leaf L) and "pod<P>.core"
+  // (all spine-core links of pod P) instead of one hashed member.
+  bundle_of_.assign(g.link_count(), -1);
+  std::unordered_map<std::string, int> index;
+  for (LinkId id = 0; id < static_cast<LinkId>(g.link_count()); ++id) {
+    const Link& l = g.link(id);
+    std::string key;
+    if (l.kind == LinkKind::leaf_spine && g.vertex(l.a).role == SwitchRole::leaf) {
+      key = fmt::format("leaf{}.up", g.vertex(l.a).index);
+    } else if (l.kind == LinkKind::spine_core && g.vertex(l.a).role == SwitchRole::spine) {
+      key = fmt::format("pod{}.core", g.vertex(l.a).group);
+    } else {
+      continue;
+    }
+    const FabricLink member = links_[static_cast<std::size_t>(id)];  // a copy: push_back may reallocate
+    auto [it, fresh] = index.try_emplace(key, static_cast<int>(links_.size()));
+    if (fresh) {
+      FabricLink b{key, member.cls, BytesPerSecond(0), member.latency};
+      b.half_duplex = member.half_duplex;
+      b.private_link = false;
+      links_.push_back(std::move(b));
+    }
+    FabricLink& b = links_[static_cast<std::size_t>(it->second)];
+    b.bandwidth = b.bandwidth + member.bandwidth;
+    b.latency = max(b.latency, member.latency);
+    bundle_of_[static_cast<std::size_t>(id)] = it->second;
+  }
 }
 
 int FabricLayout::nic_of(int device) const {
@@ -218,7 +253,12 @@ FabricRoute FabricLayout::route(int src, int dst) const {
     Route steps;
     topology_->model().graph().route_into(src, dst, steps);
     r.links.reserve(steps.size());
-    for (const RouteStep& st : steps) r.links.push_back(2 * st.link + (st.forward ? 0 : 1));
+    for (const RouteStep& st : steps) {
+      const int link = bundle_of_.empty() || bundle_of_[static_cast<std::size_t>(st.link)] < 0
+                           ? st.link
+                           : bundle_of_[static_cast<std::size_t>(st.link)];
+      r.links.push_back(2 * link + (st.forward ? 0 : 1));
+    }
   } else if (r.intra_node) {
     r.links = {2 * nvlink_of(src), 2 * nvlink_of(dst) + 1};
   } else {
@@ -246,8 +286,15 @@ Seconds FabricLayout::route_latency(const FabricRoute& r) const {
 }
 
 bool FabricLayout::scale_link(const std::string& name, double factor) {
-  for (FabricLink& l : links_) {
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    FabricLink& l = links_[i];
     if (l.name == name) {
+      // A slow member of an adaptive-routing bundle takes its lost bandwidth from the bundle.
+      if (i < bundle_of_.size() && bundle_of_[i] >= 0) {
+        FabricLink& b = links_[static_cast<std::size_t>(bundle_of_[i])];
+        b.bandwidth = b.bandwidth - l.bandwidth * (1.0 - factor);
+        b.straggler = true;
+      }
       l.bandwidth = l.bandwidth * factor;
       l.straggler = true;
       return true;

@@ -30,6 +30,10 @@
 // ports "n<node>.nvl<local>", device-NIC PCIe "n<node>.pcie<local>", NIC uplinks "n<node>.nic<k>", other
 // links by their two ends as `clustersim topo --dot` names them ("leaf3-spine12", "router5-router40",
 // "d17-d21" on a torus), ".2", ".3", ... for parallel links between the same two switches.
+// With adaptive routing on a fat-tree (/cluster/network/routing "adaptive") every flow is spread evenly
+// over its equal-cost up-paths; routes then cross one bundle link per leaf ("leaf<L>.up": all its
+// leaf-spine links, bandwidths summed) and per pod ("pod<P>.core": all its spine-core links), appended
+// after the graph's links (bundle_parallel_uplinks in fabric_layout.cpp says why this is exact).
 #pragma once
 
 #include <cstdint>
@@ -128,6 +132,8 @@ class FabricLayout {
   int nic_base_ = 0, uplink_base_ = 0;
   int servers_ = 0, server_link_base_ = 0;
   [[nodiscard]] std::vector<DirectedLink> to_core(int device) const;  // worker → core, up direction
+  void bundle_parallel_uplinks(const TopologyGraph& g);                // adaptive routing (topology mode)
+  std::vector<int> bundle_of_;  // adaptive routing: per graph link, the bundle link its routes use, or -1
   std::vector<FabricLink> links_;
   std::shared_ptr<const TopologyCollectives> topology_;
 };
