@@ -820,7 +820,16 @@ void erase_echoed_strings(const Case& c, std::string& text) {
     word.erase(std::remove_if(word.begin(), word.end(), [](char ch) { return ch == '-' || ch == '+' || ch == ' '; }),
                word.end());
     for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (word == "inf" || word == "nan" || word == "infinity") e = "\"" + e + "\"";
+    if (word == "inf" || word == "nan" || word == "infinity") {
+      // The text report prints a name before its parenthesised summary ("clustersim — NAME (analytic
+      // engine)", "model  NAME (32 layers, ...)"): the bare word is erased there too, nowhere else.
+      const std::string named = e + " (";
+      for (auto pos = text.find(named); pos != std::string::npos; pos = text.find(named, pos)) {
+        if (pos == 0 || text[pos - 1] == ' ') text.erase(pos, e.size());
+        else pos += named.size();
+      }
+      e = "\"" + e + "\"";
+    }
     for (auto pos = text.find(e); pos != std::string::npos; pos = text.find(e, pos)) text.erase(pos, e.size());
   }
 }
