@@ -23,6 +23,8 @@ int ceil_div(std::int64_t a, std::int64_t b) {
 bool split_ports(int radix, double ratio, int* down, int* up) {
   if (!(ratio > 0) || radix < 2) return false;
   const double d = std::round(radix * ratio / (ratio + 1.0));
+  // A huge ratio makes radix·ratio infinite: no split (and no cast of inf or of a value outside int).
+  if (!(d >= 1.0 && d < radix)) return false;
   *down = static_cast<int>(d);
   *up = radix - *down;
   return *down >= 1 && *up >= 1 && std::abs(static_cast<double>(*down) / *up - ratio) <= 1e-9 * ratio;
