@@ -68,7 +68,7 @@ constexpr Gate kGates[] = {
     {"test", "torchtitan-benchmarks-llama3-h100-202412", 12, 13.5, 28.5},
     {"test", "torchtitan-benchmarks-trainy-h200-202506", 2, 1.0, 1.5},
     {"test", "torchtitan-docs-performance-2024", 11, 9.0, 27.5},
-    {"test", "vocabparallel_2025", 24, 12.5, 25.5},
+    {"test", "vocabparallel_2025", 24, 12.0, 25.0},
     {"test", "", 223, 11.5, 47.5},
     {"calibration", "korthikanti2022", 9, 4.5, 8.5},
     {"calibration", "megatron-core-readme-2024", 9, 4.0, 14.0},
