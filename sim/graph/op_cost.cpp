@@ -271,6 +271,17 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
                                                pp_time(CollectiveOp::reduce, x_bytes));
     vocab_bwd_comm_ = vc.activation_exposed * (pp_time(CollectiveOp::reduce, x_bytes) +
                                                pp_time(CollectiveOp::broadcast, x_bytes));
+    if (vc.activation_hidden > 0) {
+      // vocab_parallel_schedule.py: the LM-head input goes out in fp32 with one fp32 column for the loss
+      // gradient; the embedding all-reduce (forward), the input-gradient all-reduce and the embedding
+      // gradient broadcast (backward) move the training-precision activation.
+      const Bytes head_input(4.0 * tokens * (m.hidden / static_cast<double>(par.tp) + 1.0));
+      vocab_fwd_hidden_ = vc.activation_hidden * (pp_time(CollectiveOp::broadcast, head_input) +
+                                                   pp_time(CollectiveOp::all_reduce, x_bytes));
+      vocab_bwd_hidden_ = vc.activation_hidden * (pp_time(CollectiveOp::all_reduce, x_bytes) +
+                                                   pp_time(CollectiveOp::broadcast, x_bytes));
+      vocab_bw_ = group_bandwidth(pp_groups, s.cluster);
+    }
   }
 
   // --- multi-token prediction (DeepSeek-V3 §2.2, depth D): each module embeds the next token with the
@@ -472,11 +483,11 @@ Seconds OpCostModel::expert_dp_collective_time(CollectiveOp op, Bytes bytes) con
 VocabParallelComm vocab_parallel_comm(VocabParallel mode) {
   switch (mode) {
     case VocabParallel::vocab_1:
-      return {.stat_all_reduces = 2, .activation_exposed = 0};
+      return {.stat_all_reduces = 2, .activation_exposed = 0, .activation_hidden = 1};
     case VocabParallel::vocab_2:
-      return {.stat_all_reduces = 1, .activation_exposed = 0};
+      return {.stat_all_reduces = 1, .activation_exposed = 0, .activation_hidden = 1};
     case VocabParallel::interlaced:
-      return {.stat_all_reduces = 3, .activation_exposed = 1};
+      return {.stat_all_reduces = 3, .activation_exposed = 1, .activation_hidden = 0};
     case VocabParallel::none:
       break;
   }
@@ -527,6 +538,22 @@ ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
     c.backward += bw;
     c.backward_input += bi;
     c.backward_weight += bw;
+    // vocab-1 / vocab-2: the activation-sized transfers run on side streams under the chunk's kernels
+    // (transformer layers and vocabulary slice): the part longer than the pass is exposed, and the
+    // kernels they overlap slow down by the SMs and HBM bandwidth the collectives take.
+    const DeviceSpec& dev = s_.cluster.node.device;
+    if (vocab_fwd_hidden_.value() > 0) {
+      Seconds rest{0};
+      hide(c.forward, rest, vocab_fwd_hidden_ * per_device, c.forward.compute, dev, vocab_bw_);
+      c.forward.tp_comm += rest;
+    }
+    if (vocab_bwd_hidden_.value() > 0) {
+      Seconds rest{0};
+      hide(c.backward_input, rest, vocab_bwd_hidden_ * per_device, c.backward_input.compute, dev, vocab_bw_);
+      c.backward_input.tp_comm += rest;
+      hide(c.backward, rest, vocab_bwd_hidden_ * per_device, c.backward.compute, dev, vocab_bw_);
+      c.backward.tp_comm += rest;
+    }
   }
   if (role.mtp_modules > 0) {
     const double d = role.mtp_modules;

@@ -51,11 +51,22 @@ struct ChunkRole {
 /// statistics (max, sum of exp; §4.1 Alg. 1 keeps two communication barriers in the forward, Alg. 2
 /// one), the input-gradient reduced back, and the embedding's partial outputs reduced / its gradient
 /// broadcast. The paper's schedules place these so that the activation-sized transfers run under
-/// transformer work (§4.2), so "vocab-1" / "vocab-2" charge only the statistics barriers; the interlaced
-/// pipeline it compares against (§6) runs them synchronously, so all are charged there.
+/// transformer work (§4.2), so "vocab-1" / "vocab-2" charge the statistics barriers as exposed time and
+/// the activation-sized transfers as collectives running under the chunk's kernels (the SM and HBM share
+/// they take, roofline.hpp overlap_slowdown); the interlaced pipeline it compares against (§6) runs them
+/// synchronously, so all are charged there as exposed time.
+///
+/// The hidden transfers per micro-batch are the ones the authors' implementation issues on its side
+/// streams (sail-sg/VocabularyParallelism @6191c3b, megatron/core/pipeline_parallel/
+/// vocab_parallel_schedule.py): forward, broadcast_lm_head_input (the last stage's output sent to every
+/// pipeline rank in fp32, `output_tensor[0].to(dtype=torch.float32)`, with one more fp32 column for the
+/// loss gradient) and input_embedding_forward_step_helper (all-reduce of the embedding's partial output);
+/// backward, reduce_lm_head_res_alg1/alg2 (all-reduce of the output layer's input gradient) and
+/// input_embedding_backward_step_helper (broadcast of the embedding's output gradient).
 struct VocabParallelComm {
   double stat_all_reduces = 0;    // all-reduces of one fp32 per token in the forward, each a barrier
   double activation_exposed = 0;  // 1: broadcast/reduce of the activations charged, 0: hidden
+  double activation_hidden = 0;   // 1: the same transfers run under the chunk's kernels (overlap slowdown)
 };
 [[nodiscard]] VocabParallelComm vocab_parallel_comm(VocabParallel mode);
 
@@ -121,6 +132,10 @@ class OpCostModel {
   // Vocabulary parallelism: the collectives over the pp ranks of one micro-batch's forward and backward
   // (vocab_parallel_comm() in op_cost.cpp) charged to each device.
   Seconds vocab_fwd_comm_{0}, vocab_bwd_comm_{0};
+  // ... and those that run under the chunk's kernels (vocab-1 / vocab-2), with the per-device rate at
+  // which they move data through HBM.
+  Seconds vocab_fwd_hidden_{0}, vocab_bwd_hidden_{0};
+  BytesPerSecond vocab_bw_{0};
   LayerCosts mtp_;  // one multi-token-prediction module (its block, projection, embedding and head)
   Seconds p2p_{0};
   BytesPerSecond dp_bandwidth_{0};

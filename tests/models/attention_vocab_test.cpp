@@ -114,3 +114,41 @@ TEST_CASE("vocabulary-parallel collectives: two statistics barriers (vocab-1), o
   CHECK(vocab_parallel_comm(VocabParallel::interlaced).activation_exposed == 1);
   CHECK(vocab_parallel_comm(VocabParallel::none).stat_all_reduces == 0);
 }
+
+TEST_CASE("vocab-1 / vocab-2: the activation transfers run under the chunk's kernels and slow them", "[models]") {
+  // sail-sg/VocabularyParallelism @6191c3b, vocab_parallel_schedule.py: the LM-head input broadcast (fp32),
+  // the embedding all-reduce, the input-gradient all-reduce and the embedding-gradient broadcast are
+  // issued asynchronously on side streams while the transformer passes run.
+  const int layers = 32 / 8;
+  const ChunkRole role{.layers = layers, .vocab_share = 1.0 / 8};
+  const OpCostModel v1(vocab_pipeline(VocabParallel::vocab_1));
+  const OpCostModel v2(vocab_pipeline(VocabParallel::vocab_2));
+  const OpCostModel il(vocab_pipeline(VocabParallel::interlaced));
+  const OpCostModel none(vocab_pipeline(VocabParallel::none));
+  const ChunkCosts c1 = v1.chunk_costs(role);
+  const ChunkCosts c2 = v2.chunk_costs(role);
+  CHECK(c1.forward.overlap_slowdown.value() > 0);
+  CHECK(c1.backward.overlap_slowdown.value() > 0);
+  CHECK(c1.backward_input.overlap_slowdown.value() > 0);
+  // The same transfers in both algorithms: only the statistics barriers (exposed) differ.
+  CHECK(c2.forward.overlap_slowdown.value() == Approx(c1.forward.overlap_slowdown.value()).epsilon(1e-12));
+  CHECK(c1.forward.tp_comm.value() > c2.forward.tp_comm.value());
+  // The slowdown is part of the compute and of the duration.
+  const ChunkCosts plain = none.chunk_costs({.layers = layers});
+  CHECK(plain.forward.overlap_slowdown.value() == 0);
+  // The interlaced pipeline waits for them instead (exposed, no overlap).
+  const ChunkCosts ci = il.chunk_costs(role);
+  CHECK(ci.forward.overlap_slowdown.value() == 0);
+  CHECK(ci.forward.tp_comm.value() > c1.forward.tp_comm.value());
+
+  // Across nodes (dp 8 puts each pipeline group on 8 nodes) the transfers go through the NICs: slower,
+  // so they hold the SMs longer and take a larger share of the slower path.
+  Scenario wide = vocab_pipeline(VocabParallel::vocab_1);
+  wide.cluster.nodes = 8;
+  wide.parallelism.dp = 8;
+  wide.training.global_batch = 128 * 8;
+  const ChunkCosts cw = OpCostModel(wide).chunk_costs(role);
+  CHECK(cw.forward.overlap_slowdown.value() > c1.forward.overlap_slowdown.value());
+  // The per-rank work is the same; only the slowdown differs.
+  CHECK(cw.forward.model_flops.value() == Approx(c1.forward.model_flops.value()).epsilon(1e-12));
+}
