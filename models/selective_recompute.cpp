@@ -43,6 +43,10 @@ LayerKernels op_sac_recompute_kernels(const TransformerSpec& m, const LayerShape
     const std::string_view name = k.name;
     if (name == "qkv") {
       out.add(column_share(k, k_width / (q + k_width + v_width)));
+    } else if (name == "wk" || name == "w3") {
+      out.add(k);  // separate projections: wq, wk, wv, wo, w1, w3, w2 -> wk, wo, w3 recomputed
+    } else if (name == "wq" || name == "wv" || name == "w1") {
+      continue;
     } else if (name == "proj") {
       out.add(k);
     } else if (name == "fc1") {

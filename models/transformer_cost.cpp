@@ -1,6 +1,8 @@
 #include "models/transformer_cost.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 
 #include "models/eager_kernels.hpp"
 
@@ -28,6 +30,9 @@ struct Dims {
   Precision attention;  // attention core
   Precision head;       // LM head GEMM (and the activations' precision)
   bool blockwise;       // FP8 linear GEMMs blockwise-scaled (LayerShape::fp8_blockwise)
+  bool separate;        // separate Q/K/V and gate/up linears (LayerShape::separate_projections)
+  bool shared_cast;     // separate linears share one FP8 input cast (see dims_of)
+  double shared_cast_rows;  // rows that shared cast covers
 };
 
 // FP8 training keeps activations, attention (unless fp8_attention) and the LM head in BF16.
@@ -60,6 +65,19 @@ Dims dims_of(const TransformerSpec& m, const LayerShape& s) {
   d.cast_bytes = fp8_cast_bytes_per_element(s.fp8_scaling);
   d.fp8_gemm_eff = s.fp8_scaling == Fp8Scaling::rowwise ? kRowwiseFp8GemmEfficiency : 1.0;
   d.blockwise = s.fp8_blockwise && s.precision == Precision::fp8;
+  d.separate = s.separate_projections;
+  // torchao's float8 tensor-parallel plan (Float8ColwiseParallel + PrepareFloat8ModuleInput), which
+  // torchtitan applies only for tensor-wise scaling (torchtitan 820504e models/llama3/parallelize_llama.py:
+  // "float8 all-gather with TP is only supported for tensorwise float8 scaling recipes. For rowwise
+  // recipes, we use regular TP and all-gather happens in high precision"): the sequence-sharded input is
+  // cast once before the all-gather and the gathered FP8 tensor feeds every linear of the group.
+  // Under torch.compile the casts stay per module too: AOTAutograd's graph CSE could merge identical
+  // casts of one input, but torchtitan's maintainers measured the opposite (pytorch/torchtitan PR 1319,
+  // 2025-06: keeping the small wk and wv out of row-wise FP8 gave "~10% TPS improvement for TP", the
+  // size of two extra casts of the attention input per layer, not of two narrow GEMMs).
+  const bool fp8_tp_plan = s.fp8_scaling == Fp8Scaling::tensorwise && s.tp > 1 && s.sequence_parallel;
+  d.shared_cast = d.separate && s.precision == Precision::fp8 && fp8_tp_plan;
+  d.shared_cast_rows = d.norm_tokens;
   return d;
 }
 
@@ -102,6 +120,38 @@ void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, d
   if (d.linear == Precision::fp8) g.impl_efficiency = d.fp8_gemm_eff;
   g.fp8_blockwise = d.blockwise;
   ks.add(g);
+}
+
+// Linears reading one input (M x K) with output widths `parts`: one fused GEMM named `fused` over the
+// summed widths (Megatron-Core linear_qkv / linear_fc1), or with separate projections one GEMM per part
+// (torchtitan models/llama3/model.py at 820504e: wq, wk, wv and w1, w3 are separate nn.Linear). In FP8
+// each separate Float8Linear casts its own input when run eagerly (torchao 6243040
+// float8/float8_linear.py, matmul_with_hp_or_float8_args: the input is cast unless it is already a float8
+// tensor); under the float8 tensor-parallel plan one cast of the sequence shard is shared (Dims::shared_cast).
+// Each GEMM still casts its own weight, and its output gradient in the backward.
+void add_linear_group(LayerKernels& ks, std::string_view fused,
+                      std::initializer_list<std::pair<std::string_view, double>> parts, double mm, double kk,
+                      const Dims& d) {
+  if (!d.separate) {
+    double n = 0.0;
+    for (const auto& p : parts) n += p.second;
+    add_linear(ks, fused, mm, n, kk, d);
+    return;
+  }
+  bool first = true;
+  for (const auto& [name, n] : parts) {
+    if (d.shared_cast) {
+      Kernel c = cast_kernel(mm, n, kk, d.microbatches, d.cast_bytes);
+      c.bytes = Bytes(d.cast_bytes * ((first ? d.shared_cast_rows * kk : 0.0) + kk * n / d.microbatches));
+      ks.add(c);
+      Kernel g = gemm(name, mm, n, kk, d.linear, d.e);
+      g.impl_efficiency = d.fp8_gemm_eff;
+      ks.add(g);
+    } else {
+      add_linear(ks, name, mm, n, kk, d);
+    }
+    first = false;
+  }
 }
 
 }  // namespace
@@ -147,7 +197,7 @@ void add_attention(LayerKernels& k, const TransformerSpec& m, const LayerShape& 
     k.add(elementwise("kv_norm", d.tokens * a.kv_lora_rank * 2.0 * d.e));
     add_linear(k, "kv_up", d.tokens, heads_l * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, d);
   } else {
-    add_linear(k, "qkv", d.tokens, d.ql + d.kvl + d.vkl, d.h, d);
+    add_linear_group(k, "qkv", {{"wq", d.ql}, {"wk", d.kvl}, {"wv", d.vkl}}, d.tokens, d.h, d);
   }
   const double score_elems = d.heads_l * d.tokens * d.keys;
   // QK^T (head_dim) + AV (v_head_dim), 2 FLOPs per multiply-add, full score matrix.
@@ -196,7 +246,11 @@ void add_attention(LayerKernels& k, const TransformerSpec& m, const LayerShape& 
 void add_mlp(LayerKernels& k, const TransformerSpec& m, const Dims& d, double fl, std::string_view fc1,
              std::string_view fc2) {
   const double w_in = m.mlp == MlpKind::swiglu ? 2.0 * fl : fl;
-  add_linear(k, fc1, d.tokens, w_in, d.h, d);
+  if (m.mlp == MlpKind::swiglu && fc1 == "fc1") {
+    add_linear_group(k, fc1, {{"w1", fl}, {"w3", fl}}, d.tokens, d.h, d);
+  } else {
+    add_linear(k, fc1, d.tokens, w_in, d.h, d);
+  }
   k.add(elementwise(m.mlp == MlpKind::swiglu ? "swiglu" : "gelu", d.e * d.tokens * (w_in + fl)));
   add_linear(k, fc2, d.tokens, d.h, fl, d);
 }
@@ -360,6 +414,14 @@ LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& 
   LayerKernels out;
   for (const Kernel& f : fwd) {
     add_backward_of(out, f, input_grad, weight_grad);
+  }
+  if (input_grad && s.separate_projections) {
+    // Separate linears on one input each return an input gradient (M x K); autograd sums them before the
+    // gradient flows on. Counted as one fused pass: read the n gradients, write the sum.
+    const Dims d = dims_of(m, s);
+    const auto sum_of = [&](double n) { out.add(elementwise("grad_sum", (n + 1.0) * d.e * d.tokens * d.h)); };
+    if (!m.mla.enabled()) sum_of(3.0);
+    if (m.mlp == MlpKind::swiglu && !(kind == LayerKind::moe && m.moe.enabled())) sum_of(2.0);
   }
   return out;
 }

@@ -47,6 +47,10 @@ struct LayerShape {
   int microbatches = 1;                   // per step: FP8 weight casts are amortised over them
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8 scaling recipe (cast traffic, GEMM kernel)
   bool eager_elementwise = false;  // eager PyTorch: unfused norm/rotary/SwiGLU passes (eager_kernels.hpp)
+  // Q, K, V and the SwiGLU gate/up projections as separate linear layers (torchtitan's Llama: wq, wk, wv,
+  // w1, w3) instead of Megatron's fused linear_qkv / linear_fc1: one GEMM each, in FP8 each casting its
+  // own input, and the input gradients summed in the backward (docs/model.md, "Separate projections").
+  bool separate_projections = false;
   // Mixture-of-experts layers (unused for dense layers): expert-parallel and expert-tensor-parallel
   // degrees, and the token load of the busiest EP rank over the mean (moe_load.hpp).
   int ep = 1;

@@ -76,6 +76,9 @@ constexpr Field kDefaultsFields[] = {
     {.key = "eager_elementwise",
      .kind = FieldKind::boolean,
      .doc = "element-wise ops run eagerly (no torch.compile) unless a record states torch_compile"},
+    {.key = "separate_projections",
+     .kind = FieldKind::boolean,
+     .doc = "Q/K/V and gate/up as separate linear layers (training.separate_projections)"},
     {.key = "flash_attention", .kind = FieldKind::boolean, .doc = "fused attention"},
     choice_field("attention_kernel", "which fused attention kernel (training.attention_kernel)",
                  kAttentionKernels),
@@ -154,6 +157,7 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   if (auto v = d.get_integer("selective_layer_interval")) p.selective_layer_interval = static_cast<int>(*v);
   p.fp8_scaling = choice(d, "fp8_scaling");
   p.eager_elementwise = d.get_boolean("eager_elementwise");
+  p.separate_projections = d.get_boolean("separate_projections");
   p.tp_comm_overlap_scope = choice(d, "tp_comm_overlap_scope");
   p.flash_attention = d.get_boolean("flash_attention");
   p.attention_kernel = choice(d, "attention_kernel");
@@ -348,6 +352,7 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
   const std::string precision = train.value("precision", std::string("bf16"));
   if (p.fp8_scaling && precision == "fp8") put(train, "fp8_scaling", *p.fp8_scaling);
   if (p.eager_elementwise) put(train, "eager_elementwise", *p.eager_elementwise);
+  if (p.separate_projections) put(train, "separate_projections", *p.separate_projections);
   if (p.gradient_precision.contains(precision))
     put(train, "gradient_precision", p.gradient_precision[precision]);
   if (p.sequence_parallel) put(par, "sequence_parallel", rule(p.sequence_parallel) && tp > 1);

@@ -34,6 +34,7 @@ struct FrameworkProfile {
   std::optional<int> selective_layer_interval;     // k of the layer policy
   std::optional<std::string> fp8_scaling;          // delayed | tensorwise | rowwise
   std::optional<bool> eager_elementwise;           // torch.compile off by default
+  std::optional<bool> separate_projections;        // unfused Q/K/V and gate/up linears (torchtitan)
   std::optional<std::string> tp_comm_overlap_scope;  // forward-backward | forward
   std::optional<bool> flash_attention;
   std::optional<std::string> attention_kernel;  // flash-2 | flash-1 | triton-flash (with flash_attention)

@@ -245,6 +245,12 @@ constexpr Field kTrainingFields[] = {
      .doc = "eager PyTorch (no torch.compile): RMSNorm, rotary embedding and the SwiGLU product run as "
             "separate element-wise kernels (docs/model.md)",
      .fallback = "false"},
+    {.key = "separate_projections",
+     .kind = FieldKind::boolean,
+     .doc = "Q, K, V and the SwiGLU gate/up projections run as separate linear layers, each its own GEMM "
+            "and (FP8) its own input cast, as torchtitan's Llama; false: fused QKV and gate/up GEMMs as "
+            "Megatron-Core (docs/model.md)",
+     .fallback = "false"},
     {.key = "optimizer",
      .kind = FieldKind::choice,
      .doc = "optimizer (state size)",
@@ -399,6 +405,7 @@ TrainingSpec read_training(ObjectReader& r) {
   t.selective_layer_interval = static_cast<int>(r.get_integer("selective_layer_interval").value_or(2));
   t.fp8_scaling = r.enumeration("fp8_scaling", fp8_scaling_names());
   t.eager_elementwise = r.boolean("eager_elementwise");
+  t.separate_projections = r.boolean("separate_projections");
   t.optimizer = r.enumeration("optimizer", optimizer_names());
   t.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
   t.flash_attention = r.boolean("flash_attention");

@@ -664,6 +664,11 @@ class Builder {
       assume(fmt::format("eager_elementwise = {} (torch_compile not stated; {} default)",
                          *profile_->eager_elementwise ? "true" : "false", profile_->name));
     }
+    if (profile_ && profile_->separate_projections) {
+      train_["separate_projections"] = *profile_->separate_projections;
+      assume(fmt::format("separate_projections = {} ({} default)",
+                         *profile_->separate_projections ? "true" : "false", profile_->name));
+    }
     if (precision == "fp8") {
       if (rec_.fp8_recipe && (*rec_.fp8_recipe == "tensorwise" || *rec_.fp8_recipe == "rowwise")) {
         train_["fp8_scaling"] = *rec_.fp8_recipe;

@@ -112,6 +112,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.microbatches = std::max(1, tr.microbatches(par.dp));
   shape_.fp8_scaling = tr.fp8_scaling;
   shape_.eager_elementwise = tr.eager_elementwise;
+  shape_.separate_projections = tr.separate_projections;
   shape_.ep = par.ep;
   shape_.etp = par.etp;
   shape_.moe_load = moe_rank_load(m.moe, par.ep);

@@ -116,6 +116,9 @@ struct TrainingSpec {
   // Eager PyTorch (no torch.compile): norms, rotary embedding and the SwiGLU product run as separate
   // element-wise kernels (models/eager_kernels.hpp).
   bool eager_elementwise = false;
+  // Q/K/V and SwiGLU gate/up as separate linear layers (torchtitan), not fused (Megatron-Core):
+  // models/transformer_cost.hpp LayerShape::separate_projections.
+  bool separate_projections = false;
   Optimizer optimizer = Optimizer::adam;
   bool overlap_grad_reduce = true;              // DP gradient buckets overlap the backward pass
   bool flash_attention = true;                  // fused attention (no s^2 activations in HBM)

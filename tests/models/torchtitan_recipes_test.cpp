@@ -231,3 +231,88 @@ TEST_CASE("a forward-only TP overlap (PyTorch async TP) hides the forward's coll
   CHECK(t_both < t_fwd);
   CHECK(t_fwd < t_off);
 }
+
+namespace {
+
+double cast_bytes_of(const LayerKernels& ks) {
+  double b = 0.0;
+  for (const Kernel& k : ks) b += k.fp8_cast ? k.bytes.value() : 0.0;
+  return b;
+}
+
+double named_flops(const LayerKernels& ks, std::string_view name) {
+  double f = 0.0;
+  for (const Kernel& k : ks) f += k.name == name ? k.model_flops.value() : 0.0;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("separate projections: wq/wk/wv and w1/w3 GEMMs carry the fused GEMMs' FLOPs", "[models][projections]") {
+  Scenario s = llama8b(8, Precision::bf16);
+  const LayerShape fused = OpCostModel(s).shape();
+  s.training.separate_projections = true;
+  const LayerShape sep = OpCostModel(s).shape();
+  CHECK(sep.separate_projections);
+  const LayerKernels a = layer_forward_kernels(s.model, fused);
+  const LayerKernels b = layer_forward_kernels(s.model, sep);
+  CHECK(gemm_flops(a, true) == Approx(gemm_flops(b, true)));
+  CHECK(named_flops(b, "qkv") == 0.0);
+  CHECK(named_flops(b, "wq") + named_flops(b, "wk") + named_flops(b, "wv") == Approx(named_flops(a, "qkv")));
+  CHECK(named_flops(b, "w1") + named_flops(b, "w3") == Approx(named_flops(a, "fc1")));
+  // wk at TP 8 is 1 KV head x 128 wide: it reads the whole M x h input for 1/8 of wq's FLOPs.
+  CHECK(named_flops(b, "wk") == Approx(named_flops(b, "wq") / 4.0));
+  // The backward sums the three (attention) and two (MLP) input gradients: (3+1) + (2+1) passes of M x h.
+  const LayerKernels bb = layer_backward_kernels(s.model, sep, true, true);
+  double sum_bytes = 0.0;
+  for (const Kernel& k : bb) sum_bytes += k.name == "grad_sum" ? k.bytes.value() : 0.0;
+  CHECK(sum_bytes == Approx(7.0 * 2.0 * (2.0 * 8192.0) * 4096.0));
+  // The layer is slower at equal FLOPs: the narrow K and V GEMMs are bound by reading their input.
+  const ChunkCosts ca = OpCostModel(llama8b(8, Precision::bf16)).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts cb = OpCostModel(s).chunk_costs(ChunkRole{.layers = 1});
+  CHECK(cb.forward.model_flops.value() == Approx(ca.forward.model_flops.value()));
+  CHECK(cb.forward.compute.value() > ca.forward.compute.value());
+}
+
+TEST_CASE("separate projections under FP8: every Float8Linear casts its own input, except torchao's "
+          "tensor-wise TP plan, which casts the sequence shard once",
+          "[models][projections][fp8]") {
+  const double tokens = 2.0 * 8192.0, h = 4096.0;
+  for (const Fp8Scaling sc : {Fp8Scaling::rowwise, Fp8Scaling::tensorwise}) {
+    Scenario s = llama8b(8, Precision::fp8);
+    s.training.fp8_scaling = sc;
+    const LayerShape fused = OpCostModel(s).shape();
+    s.training.separate_projections = true;
+    const LayerShape sep = OpCostModel(s).shape();
+    const double per = fp8_cast_bytes_per_element(sc);
+    const double diff =
+        cast_bytes_of(layer_forward_kernels(s.model, sep)) - cast_bytes_of(layer_forward_kernels(s.model, fused));
+    // (Weight casts are the same bytes either way: the parts' widths sum to the fused width.)
+    if (sc == Fp8Scaling::rowwise) {
+      // Regular TP (bf16 all-gather): wq, wk, wv each cast M x h (2 more than fused), w1, w3 (1 more).
+      CHECK(diff == Approx(3.0 * per * tokens * h));
+    } else {
+      // Float8ColwiseParallel: the attention and MLP inputs are each cast once on tokens/tp rows instead
+      // of once on all tokens.
+      CHECK(diff == Approx(-2.0 * per * (tokens - tokens / 8.0) * h));
+    }
+  }
+  // Without TP the tensor-wise recipe casts per linear as well.
+  Scenario s1 = llama8b(1, Precision::fp8);
+  s1.training.fp8_scaling = Fp8Scaling::tensorwise;
+  const double fused1 = cast_bytes_of(layer_forward_kernels(s1.model, OpCostModel(s1).shape()));
+  s1.training.separate_projections = true;
+  const double sep1 = cast_bytes_of(layer_forward_kernels(s1.model, OpCostModel(s1).shape()));
+  CHECK(sep1 - fused1 == Approx(3.0 * 6.0 * tokens * h));
+}
+
+TEST_CASE("op-level SAC with separate BF16 projections recomputes wk, wo and w3 as with the fused ones",
+          "[models][projections][sac]") {
+  Scenario s = llama8b(1, Precision::bf16);
+  s.training.separate_projections = true;
+  const LayerShape shape = OpCostModel(s).shape();
+  const LayerKernels again = op_sac_recompute_kernels(s.model, shape, layer_forward_kernels(s.model, shape));
+  const double tokens = 2.0 * 8192.0;
+  const double h = 4096, kv = 8 * 128, f = 14336;
+  CHECK(gemm_flops(again, true) == Approx(2.0 * tokens * (h * kv + h * h + h * f)));
+}
