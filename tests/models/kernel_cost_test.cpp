@@ -95,6 +95,36 @@ TEST_CASE("flash attention runs slower per FLOP at short sequences and small hea
   CHECK(attention_shape_efficiency(e, 4096, 64) < attention_shape_efficiency(e, 4096, 128));
 }
 
+// The softmax exponentials run on the special-function units beside the tensor cores; the catalog gives
+// each device the head dimension at which they cost as much as the matmuls, peak / (4 · exp rate):
+// H100 989 / (4 · 3.9) (FlashAttention-3 §3), GB200 2500 / (4 · 5), GB300 2500 / (4 · 10.7) (per-GPU
+// "SFU EX2" rates in TeraExponentials/s, Verda's GB300 NVL72 table). NVIDIA's "Making Softmax More Efficient
+// with NVIDIA Blackwell Ultra" is summarised as reporting about +35 % forward throughput (FP8, DeepSeek-V3
+// attention) from GB200 to GB300 (read from a summary of the blog, not its own table).
+// The same term leaves GB300 at H100's fraction of its BF16 peak: it cannot by itself lift long-sequence
+// attention on Blackwell Ultra above Hopper's share (docs/moe.md, the Qwen3-235B 131K-token row).
+TEST_CASE("the exponential-unit term: GB300 attention beats GB200's by the doubled SFU rate, not H100's share") {
+  const DeviceSpec h100 = device("h100-sxm5-80gb");
+  const DeviceSpec gb200 = device("gb200");
+  const DeviceSpec gb300 = device("gb300");
+  Kernel fa{"flash_attention", KernelClass::attention, Flops(2e15), Flops(1e15), Bytes(1e9), true};
+  fa.precision = Precision::bf16;
+  fa.attn_keys = 65536;
+  fa.attn_head_dim = 128;
+  const auto share_of_peak = [&](const DeviceSpec& d) {
+    return fa.exec_flops.value() / kernel_time(d, fa).total.value() / d.peak_for(Precision::bf16).value();
+  };
+  const auto rate = [&](const DeviceSpec& d) { return share_of_peak(d) * d.peak_for(Precision::bf16).value(); };
+  CHECK(gb300.efficiency.attention_half_head_dim == Approx(2500.0 / (4 * 10.7)).epsilon(0.01));
+  CHECK(gb200.efficiency.attention_half_head_dim == Approx(2500.0 / (4 * 5.0)).epsilon(0.01));
+  // +30 ... +45 % (128/186.4 vs 128/253 gives +36 %; the reported FP8 gain about +35 %).
+  CHECK(rate(gb300) / rate(gb200) > 1.30);
+  CHECK(rate(gb300) / rate(gb200) < 1.45);
+  // GB300's exponentials per matmul FLOP are about H100's: within 3 % of H100's share of its peak.
+  CHECK(share_of_peak(gb300) == Approx(share_of_peak(h100)).epsilon(0.03));
+  CHECK(share_of_peak(gb300) < 0.30);  // the Qwen3-235B 131K row needs ~0.53 (docs/moe.md)
+}
+
 TEST_CASE("context parallelism at 2K tokens makes each attention FLOP dearer (smaller blocks per call)") {
   const DeviceSpec a100 = device("a100-sxm4-80gb");
   const TransformerSpec m = gpt(1, 12288, 96, 2048);
