@@ -78,14 +78,15 @@ constexpr Field kIciFields[] = {
      .ints = {.min = 2, .max = 3}},
     {.key = "max_dim",
      .kind = FieldKind::integer,
-     .doc = "largest chips along one dimension of a slice (TPU v5e: 16); a larger 2D job is slices of max_dim "
-            "rows stacked along y",
-     .fallback = "0 (no limit)",
+     .doc = "largest chips along one dimension of a slice (TPU v5e: 16; 0: no limit); a larger 2D job is slices "
+            "of max_dim rows stacked along y",
+     .fallback = "0",
      .ints = {.min = 0}},
     {.key = "wrap_multiple",
      .kind = FieldKind::integer,
-     .doc = "a derived slice has wraparound links when every dimension is a multiple of this (TPU v5e: 16)",
-     .fallback = "0 (always)",
+     .doc = "a derived slice has wraparound links when every dimension is a multiple of this (TPU v5e: 16; 0: "
+            "always)",
+     .fallback = "0",
      .ints = {.min = 0}},
 };
 constexpr Section kIciSection{"node-ici", "/cluster/node/ici", "the chip-to-chip torus of a torus-ici node",
