@@ -34,6 +34,13 @@ struct WeightStreamingSpec {
   bool hop_latency_derived = false;  // hop latency = the NIC latency
 };
 
+/// The chips' inter-chip interconnect of a torus-ici node (TPU). Zeros keep the derived defaults.
+struct IciSpec {
+  int dims = 0;           // 2 or 3 torus dimensions; 0: 3 from 64 chips, else 2
+  int max_dim = 0;        // largest slice edge (v5e: 16); 0: no limit
+  int wrap_multiple = 0;  // wraparound when every derived dimension is a multiple of this; 0: always
+};
+
 struct NodeSpec {
   std::string name;
   DeviceSpec device;
@@ -48,12 +55,16 @@ struct NodeSpec {
   int nvlink_domain_devices = 0;       // > devices_per_node: NVLink domain over several nodes (NVL72)
   std::optional<LinkSpec> nic_attach;  // device <-> NIC over PCIe; absent = 2x the NIC rate
   std::optional<WeightStreamingSpec> weight_streaming;  // wafer fabric only
+  IciSpec ici;                                          // torus-ici fabric only
 };
 
 struct NetworkSpec {
   std::string topology = "fat-tree";  // scale-out fabric kind; refined by the topology layer
   double oversubscription = 1.0;      // >= 1; bandwidth divisor on the upper tiers (largest tier ratio)
   bool adaptive_routing = false;      // fat-tree: spread every flow evenly over its equal-cost paths
+  /// Derived torus only: the size of the group whose consecutive ranks should fill the leading torus
+  /// dimensions (tensor parallelism; torus_mapped_cluster). 1 = the near-cubic order.
+  int torus_lead = 1;
 };
 
 /// One device pool of a heterogeneous cluster (docs/heterogeneous.md): identical nodes of one kind.

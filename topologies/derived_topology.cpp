@@ -22,6 +22,38 @@ std::vector<int> near_cubic_dims(int n, int dims) {
   return out;
 }
 
+std::vector<int> lead_dims_first(std::vector<int> dims, int lead) {
+  const int n = static_cast<int>(dims.size());
+  if (lead <= 1 || n < 2) return dims;
+  for (int count = n; count >= 1; --count) {
+    // Subsets of `count` dimensions in lexicographic index order (itertools.combinations' order).
+    for (int mask = 0; mask < (1 << n); ++mask) {  // for n <= 3 this is combination order
+      std::vector<int> idx;
+      for (int i = 0; i < n; ++i) {
+        if (mask & (1 << i)) idx.push_back(i);
+      }
+      if (static_cast<int>(idx.size()) != count) continue;
+      long long product = 1;
+      for (int i : idx) product *= dims[static_cast<std::size_t>(i)];
+      if (product != lead) continue;
+      std::vector<int> out;
+      for (int i : idx) out.push_back(dims[static_cast<std::size_t>(i)]);
+      for (int i = 0; i < n; ++i) {
+        if (!(mask & (1 << i))) out.push_back(dims[static_cast<std::size_t>(i)]);
+      }
+      return out;
+    }
+  }
+  return dims;
+}
+
+std::optional<ClusterSpec> torus_mapped_cluster(const ClusterSpec& c, int tp) {
+  if (tp <= 1 || c.network.topology != "torus" || c.comm.topology || c.nodes == 1) return std::nullopt;
+  ClusterSpec out = c;
+  out.network.torus_lead = tp;
+  return out;
+}
+
 namespace {
 
 LinkParams link_params(const LinkSpec& l) {
@@ -112,10 +144,15 @@ void derive_fat_tree(const ClusterSpec& c, ClusterTopologySpec& t) {
 
 void derive_torus(const ClusterSpec& c, ClusterTopologySpec& t) {
   const int devices = c.devices();
-  const int d = devices >= 64 ? 3 : 2;
+  const IciSpec& ici = c.node.ici;
+  const int d = ici.dims > 0 ? ici.dims : (devices >= 64 ? 3 : 2);
   t.torus.dims = near_cubic_dims(devices, d);
-  t.torus.wrap = true;
-  const bool cubes = c.node.fabric == NodeFabric::torus_ici &&
+  const int m = ici.max_dim;
+  if (d == 2 && m > 0 && devices > m * m && devices % m == 0) t.torus.dims = {m, devices / m};
+  t.torus.dims = lead_dims_first(t.torus.dims, c.network.torus_lead);
+  const int w = ici.wrap_multiple;
+  t.torus.wrap = w <= 0 || std::all_of(t.torus.dims.begin(), t.torus.dims.end(), [w](int k) { return k % w == 0; });
+  const bool cubes = c.node.fabric == NodeFabric::torus_ici && d == 3 &&
                      std::all_of(t.torus.dims.begin(), t.torus.dims.end(), [](int k) { return k % 4 == 0; });
   t.torus.cube = cubes ? 4 : 0;
   t.torus.link = LinkParams{c.node.intra.bandwidth / (2.0 * d), c.node.intra.latency, c.node.intra.duplex};

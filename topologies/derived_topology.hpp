@@ -16,14 +16,23 @@
 //                 hold the NICs at the given oversubscription, else 3; the single `oversubscription`
 //                 applies to every tier; rail-optimized when nics == devices_per_node > 1 (NVIDIA
 //                 SuperPOD reference architecture); leaf-spine and spine-core links = the NIC link.
-//   torus         dims: the device count split into 3 (or 2 below 64) near-equal factors, largest
-//                 last; cube 4 when every dim is a multiple of 4 and the node fabric is torus-ici;
-//                 per-link bandwidth = intra_link bandwidth / (2 · dims) (one chip's total over its
-//                 links), latency = intra_link latency; the node keeps no fabric and no NICs.
+//   torus         dims: the device count split into node.ici.dims (else 3, or 2 below 64) near-equal
+//                 factors, largest last; in 2D with node.ici.max_dim M and more than M·M chips, M × n/M
+//                 (slices of M rows stacked along y: TPU v5e pods are at most 16x16, Google Cloud TPU
+//                 v5e docs); then, when network.torus_lead > 1, the dimensions whose product is that
+//                 group size move to the front, so consecutive ranks (tensor parallelism) fill whole
+//                 dimensions (JAX mesh_utils._create_device_mesh_for_nd_torus: the most
+//                 network-intensive logical axis gets whole physical axes, more axes preferred);
+//                 wraparound unless node.ici.wrap_multiple > 0 and some dim is not a multiple of it
+//                 (v5e: only full 16-chip axes wrap); cube 4 when every dim of a 3D torus is a
+//                 multiple of 4 and the node fabric is torus-ici; per-link bandwidth = intra_link
+//                 bandwidth / (2 · dims) (one chip's total over its links), latency = intra_link
+//                 latency; the node keeps no fabric and no NICs.
 //   dragonfly     links = the NIC link; the shape (groups, routers, hosts, global links) has no
 //                 default: sim/config requires the explicit keys.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "topologies/cluster_spec.hpp"
@@ -37,5 +46,16 @@ ClusterTopologySpec derived_topology(const ClusterSpec& c);
 
 /// Near-equal factors of n (dims = 2 or 3), ascending: 4096 -> {16, 16, 16}, 512 -> {8, 8, 8}.
 std::vector<int> near_cubic_dims(int n, int dims);
+
+/// `dims` reordered so that the first dimensions' product is `lead` (JAX's assignment of a logical mesh
+/// axis to physical torus axes: subsets of 3, then 2, then 1 dimensions, the first in index order whose
+/// product equals lead; the chosen dimensions keep their order, the rest follow). Unchanged when no
+/// subset fits (the group then spans partial dimensions) or lead <= 1.
+std::vector<int> lead_dims_first(std::vector<int> dims, int lead);
+
+/// The cluster a job with tensor-parallel degree `tp` runs on when it differs from `c`: for a derived
+/// torus (network "torus", no explicit topology, tp > 1) a copy with network.torus_lead = tp; else
+/// nullopt (use `c`).
+std::optional<ClusterSpec> torus_mapped_cluster(const ClusterSpec& c, int tp);
 
 }  // namespace clustersim

@@ -1,6 +1,7 @@
 #include "sim/collectives/compressed_sync.hpp"
 
 #include "models/transformer_cost.hpp"
+#include "topologies/derived_topology.hpp"
 
 namespace clustersim {
 
@@ -43,7 +44,8 @@ CompressedSyncCost compression_summary(const Scenario& s) {
     p.matrices = transformer_gradient_matrices(s.model, par.tp);
     for (GradientMatrix& m : p.matrices) m.count /= par.pp;
   }
-  return compressed_sync_cost(tr.compression, p, *TopologyCollectives::of(s.cluster), dp_groups(par),
+  const auto mapped = torus_mapped_cluster(s.cluster, par.tp);  // as sim/graph/op_cost.cpp
+  return compressed_sync_cost(tr.compression, p, *TopologyCollectives::of(mapped ? *mapped : s.cluster), dp_groups(par),
                               dp_choice(par), s.cluster.node.device);
 }
 

@@ -28,12 +28,12 @@ constexpr std::array<std::string_view, 2> kMicroBatch{"one", "global-batch-per-r
 constexpr std::array<std::string_view, 2> kDpCollective{"hierarchical", "flat-ring"};
 constexpr std::array<std::string_view, 3> kAttentionKernels{"flash-2", "flash-1", "triton-flash"};
 constexpr std::array<std::string_view, 4> kSchedules{"1f1b", "interleaved", "gpipe", "zb"};
-constexpr std::array<std::string_view, 5> kModelKeys{"mlp", "norm", "position", "linear_bias",
-                                                     "tied_embeddings"};
+constexpr std::array<std::string_view, 6> kModelKeys{"mlp",         "norm",          "position",
+                                                     "linear_bias", "tied_embeddings", "parallel_block"};
 
 constexpr std::array<std::string_view, 3> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle"};
 constexpr std::array<std::string_view, 1> kGlobalBatch{"micro-batch-times-dp"};
-constexpr std::array<std::string_view, 2> kMlp{"gelu", "swiglu"};
+constexpr std::array<std::string_view, 3> kMlp{"gelu", "swiglu", "relu"};
 constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
 constexpr std::array<std::string_view, 2> kPos{"learned", "rope"};
 
@@ -59,6 +59,9 @@ constexpr Field kProfileModelFields[] = {
     choice_field("position", "position encoding", kPos),
     {.key = "linear_bias", .kind = FieldKind::boolean, .doc = "biases in the linear layers"},
     {.key = "tied_embeddings", .kind = FieldKind::boolean, .doc = "input and output embeddings shared"},
+    {.key = "parallel_block",
+     .kind = FieldKind::boolean,
+     .doc = "attention and MLP read the same normalised input and their outputs are added (PaLM-style)"},
 };
 constexpr Section kProfileModelSection{"profile-model", "/defaults/model", "architecture defaults",
                                        kProfileModelFields};
@@ -186,6 +189,7 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
     }
     if (auto v = m->get_boolean("linear_bias")) p.model["linear_bias"] = *v;
     if (auto v = m->get_boolean("tied_embeddings")) p.model["tied_embeddings"] = *v;
+    if (auto v = m->get_boolean("parallel_block")) p.model["parallel_block"] = *v;
     m->finish();
   }
 }

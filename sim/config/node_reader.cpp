@@ -69,6 +69,29 @@ constexpr Field kWeightStreamingFields[] = {
      .rule = QuantityRule::non_negative},
 };
 
+// The chip-to-chip torus of a torus-ici node (docs/collectives.md "TPU slices").
+constexpr Field kIciFields[] = {
+    {.key = "dims",
+     .kind = FieldKind::integer,
+     .doc = "torus dimensions of the chips' ICI: 2 (TPU v5e: 4 neighbours) or 3 (TPU v4/v5p: 6 neighbours)",
+     .fallback = "derived: 3 from 64 chips, else 2",
+     .ints = {.min = 2, .max = 3}},
+    {.key = "max_dim",
+     .kind = FieldKind::integer,
+     .doc = "largest chips along one dimension of a slice (TPU v5e: 16; 0: no limit); a larger 2D job is slices "
+            "of max_dim rows stacked along y",
+     .fallback = "0",
+     .ints = {.min = 0}},
+    {.key = "wrap_multiple",
+     .kind = FieldKind::integer,
+     .doc = "a derived slice has wraparound links when every dimension is a multiple of this (TPU v5e: 16; 0: "
+            "always)",
+     .fallback = "0",
+     .ints = {.min = 0}},
+};
+constexpr Section kIciSection{"node-ici", "/cluster/node/ici", "the chip-to-chip torus of a torus-ici node",
+                              kIciFields};
+
 constexpr Field kNodeFields[] = {
     kEntryNameField,
     kDescriptionField,
@@ -135,6 +158,10 @@ constexpr Field kNodeFields[] = {
      .kind = FieldKind::object,
      .doc = "wafer fabric only (required there): MemoryX capacity and the SwarmX stream path",
      .section = &kWeightStreamingSection},
+    {.key = "ici",
+     .kind = FieldKind::object,
+     .doc = "torus-ici fabric only: dimensions, slice edge limit and wraparound rule of the chips' torus",
+     .section = &kIciSection},
 };
 
 constexpr Field kPoolFields[] = {
@@ -240,6 +267,15 @@ NodeSpec read_node(ObjectReader& r) {
   }
   read_node_shape(r, n);
   n.host_power = r.quantity<Watts>("host_power");
+  if (auto ici = r.child("ici")) {
+    if (auto v = ici->get_integer("dims")) n.ici.dims = static_cast<int>(*v);
+    if (auto v = ici->get_integer("max_dim")) n.ici.max_dim = static_cast<int>(*v);
+    if (auto v = ici->get_integer("wrap_multiple")) n.ici.wrap_multiple = static_cast<int>(*v);
+    ici->finish();
+    if (n.fabric != NodeFabric::torus_ici && r.valid()) {
+      r.error("ici", "ici describes the chip torus of a \"torus-ici\" node (this node's fabric is not)");
+    }
+  }
   if (auto coll = r.child("collectives")) {  // in-network reduction; stored by read_cluster
     coll->number("nvls_efficiency");
     coll->finish();

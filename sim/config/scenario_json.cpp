@@ -130,6 +130,14 @@ nlohmann::json node_to_json(const NodeSpec& n) {
     if (!w.hop_latency_derived) ws["hop_latency"] = text(w.hop_latency.value(), Dimension::time);
     j["weight_streaming"] = ws;
   }
+  const IciSpec& ici = n.ici;
+  if (ici.dims > 0 || ici.max_dim > 0 || ici.wrap_multiple > 0) {
+    nlohmann::json i = nlohmann::json::object();
+    if (ici.dims > 0) i["dims"] = ici.dims;
+    if (ici.max_dim > 0) i["max_dim"] = ici.max_dim;
+    if (ici.wrap_multiple > 0) i["wrap_multiple"] = ici.wrap_multiple;
+    j["ici"] = i;
+  }
   return j;
 }
 

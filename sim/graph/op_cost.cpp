@@ -8,6 +8,7 @@
 #include "models/roofline.hpp"
 #include "models/selective_recompute.hpp"
 #include "sim/collectives/compressed_sync.hpp"
+#include "topologies/derived_topology.hpp"
 
 namespace clustersim {
 
@@ -119,7 +120,10 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.fp8_activation_cache = tr.fp8_activation_cache;
   shape_.fp8_blockwise = tr.fp8_blockwise;
   shape_.recompute_norm_mla_up = tr.recompute_norm_mla_up;
-  topo_ = TopologyCollectives::of(s.cluster);
+  // On a derived torus the tensor-parallel group fills whole torus dimensions where their sizes allow
+  // (JAX mesh_utils assigns the tensor axis to whole physical axes; topologies/derived_topology.hpp).
+  const auto mapped = torus_mapped_cluster(s.cluster, par.tp);
+  topo_ = TopologyCollectives::of(mapped ? *mapped : s.cluster);
   const TopologyCollectives& topo = *topo_;
   // Megatron rank order: tp fastest, then cp, then dp, then pp. Every group of a kind runs at once:
   // the stage's dp·cp TP groups, the tp CP rings of one DP replica, the tp DP groups of the stage.

@@ -50,6 +50,16 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     CHECK(has_diagnostic(ds, "exp.json", "/paralelism", "did you mean \"parallelism\""));
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism", "missing required key"));
   }
+  SECTION("a node ici block on a node that is not a torus-ici node, and a torus of 4 dimensions") {
+    doc["cluster"]["node"]["ici"] = {{"dims", 2}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/ici", "torus-ici"));
+    doc["cluster"]["node"]["ici"] = {{"dims", 4}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/ici/dims", ""));
+  }
   SECTION("unknown key inside a section with a suggestion") {
     doc["training"]["micro_bach"] = 2;
     ds = check(doc);

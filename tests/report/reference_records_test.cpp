@@ -418,3 +418,56 @@ TEST_CASE("a MoE record's stated expert-parallel overlap reaches the experiment;
   r["parallelism"]["moe_overlap"] = "always";
   CHECK_THROWS_WITH(read(r), Catch::Contains("/0/parallelism/moe_overlap: unknown value \"always\""));
 }
+
+// MaxText's 2023 default decoder (commit 76bd53b0f, profile maxtext-2023) and the llama2 block that
+// became the default on 2024-02-14 (profile maxtext): the architecture a MaxText record leaves out, and
+// MaxText's batch semantics (no gradient accumulation: one pass over global_batch / dp per replica).
+TEST_CASE("MaxText records take the decoder of their date and its batch rule from the profile, said") {
+  json r = base_record();
+  r["framework"] = {{"name", "maxtext"}, {"version", nullptr}, {"date", "2023-12"}};
+  r["hardware"] = {{"accelerator", "Google TPU v5p"}, {"count", 128}, {"gpus_per_node", 4}};
+  r["model"] = json::parse(R"({"name": "MaxText 128B", "layers": 64, "hidden": 10240, "heads": 64,
+      "kv_heads": 64, "head_dim": 256, "ffn_hidden": 65536, "vocab": 32768, "seq_len": 2048,
+      "mlp": null, "norm": null, "position": null, "linear_bias": null, "tied_embeddings": null,
+      "parallel_block": null, "moe": null})");
+  r["parallelism"] = {{"tp", 8}, {"pp", 1}, {"micro_batch", nullptr}, {"global_batch", 256}, {"fsdp", "full_shard"}};
+  r["measured"] = {{"tflops_per_gpu", 315}, {"tflops_basis", "model"}};
+  const auto c = only_case(read(r));
+  CHECK(c.profile == "maxtext-2023");
+  const json& m = c.experiment["model"];
+  CHECK(m["norm"] == "rmsnorm");
+  CHECK(m["position"] == "rotary");
+  CHECK(m["linear_bias"] == false);
+  CHECK(m["tied_embeddings"] == true);
+  CHECK(m["parallel_block"] == true);
+  CHECK(m["mlp"] == "gelu");  // relu: a two-matrix MLP costed with the GELU kernels
+  for (const char* said : {"model.norm = \"rmsnorm\" (not stated; maxtext-2023 default)",
+                           "model.position = \"rope\" (not stated; maxtext-2023 default)",
+                           "model.linear_bias = false (not stated; maxtext-2023 default)",
+                           "model.parallel_block = true (not stated; maxtext-2023 default)",
+                           "model.mlp = \"relu\" (not stated; maxtext-2023 default)",
+                           "micro_batch = global_batch / dp = 16 (not stated; maxtext-2023: no gradient accumulation)",
+                           "tp_comm_overlap = on (not stated; maxtext-2023 default: on when tp > 1)"}) {
+    INFO(said);
+    CHECK(mentions(c.assumptions, said));
+  }
+  CHECK(c.experiment["training"]["micro_batch"] == 16);  // 256 sequences / dp 16, one pass
+  CHECK(c.experiment["parallelism"]["tp_comm_overlap"] == true);
+
+  // From 2024-02 the llama2 block: SwiGLU, untied, sequential.
+  r["framework"]["date"] = "2024-06";
+  const auto later = only_case(read(r));
+  CHECK(later.profile == "maxtext");
+  CHECK(later.experiment["model"]["mlp"] == "swiglu");
+  CHECK(later.experiment["model"]["tied_embeddings"] == false);
+  CHECK(later.experiment["model"]["parallel_block"] == false);
+
+  // A stated value wins over the profile's.
+  r["framework"]["date"] = "2023-12";
+  r["model"]["parallel_block"] = false;
+  r["parallelism"]["micro_batch"] = 4;
+  const auto stated = only_case(read(r));
+  CHECK(stated.experiment["model"]["parallel_block"] == false);
+  CHECK(stated.experiment["training"]["micro_batch"] == 4);
+  CHECK_FALSE(mentions(stated.assumptions, "model.parallel_block"));
+}

@@ -51,6 +51,7 @@ constexpr Gate kGates[] = {
     {"test", "bigscience_tr11_prequel_2022", 1, 34.5, 34.5},
     {"test", "bigscience_tr8_104b_tuneup_2021", 5, 36.5, 38.5},
     {"test", "llmfoundry-benchmarks-2023", 24, 6.5, 24.0},
+    {"test", "maxtext-tpu-readmes", 23, 7.5, 20.5},
     {"test", "mbridge-perf-25.09", 13, 14.0, 38.0},
     {"test", "mbridge-perf-25.11", 15, 11.5, 18.0},
     {"test", "mbridge-perf-26.02", 10, 8.0, 14.0},

@@ -6,6 +6,7 @@
 #include "models/transformer_cost.hpp"
 #include "schedules/pipeline_deps.hpp"
 #include "sim/collectives/compressed_sync.hpp"
+#include "topologies/derived_topology.hpp"
 
 namespace clustersim::flow {
 
@@ -17,7 +18,8 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
   const double tokens = static_cast<double>(tr.micro_batch) * tr.seq_len / par.cp;
   p2p_bytes_ = Bytes(tokens * s.model.hidden * e / par.tp);
   // The analytic parts exactly as sim/graph/op_cost.cpp costs them.
-  const std::shared_ptr<const TopologyCollectives> topo = TopologyCollectives::of(s.cluster);
+  const auto mapped = torus_mapped_cluster(s.cluster, par.tp);
+  const std::shared_ptr<const TopologyCollectives> topo = TopologyCollectives::of(mapped ? *mapped : s.cluster);
   const int stage_ranks = par.tp * par.cp * par.dp;
   if (par.pp > 1) {
     p2p_analytic_ =
