@@ -173,16 +173,21 @@ StepGraph build_step_graph(const Scenario& s) {
       g.costs.push_back(cc.backward);
       g.costs.push_back(cc.backward_input);
       g.costs.push_back(cc.backward_weight);
-      if (lone) {
-        const ChunkCosts lc = lone->chunk_costs(role);
-        lone_base[static_cast<std::size_t>(st * v + c)] = static_cast<int>(g.costs.size());
-        g.costs.push_back(lc.forward);
-        g.costs.push_back(lc.backward);
-        g.costs.push_back(lc.backward_input);
-        g.costs.push_back(lc.backward_weight);
-      }
       g.model_flops_per_replica += (cc.forward.model_flops + cc.backward.model_flops) * mc;
       g.hardware_flops_per_replica += (cc.forward.hardware_flops + cc.backward.hardware_flops) * mc;
+    }
+  }
+
+  // The lone chunks' costs after all the others (the flow engine tells them apart by index).
+  if (lone) {
+    g.lone_costs_from = static_cast<int>(g.costs.size());
+    for (std::size_t k = 0; k < roles.size(); ++k) {
+      const ChunkCosts lc = lone->chunk_costs(roles[k]);
+      lone_base[k] = static_cast<int>(g.costs.size());
+      g.costs.push_back(lc.forward);
+      g.costs.push_back(lc.backward);
+      g.costs.push_back(lc.backward_input);
+      g.costs.push_back(lc.backward_weight);
     }
   }
 
