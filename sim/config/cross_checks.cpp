@@ -374,14 +374,6 @@ void Checker::check_experts() {
   const auto& p = s_.parallelism;
   const MoeSpec& x = s_.model.moe;
   if (!usable({"/parallelism/ep", "/parallelism/etp", "/model/moe"})) return;
-  if (!x.enabled()) {
-    if (p.ep > 1 || p.etp > 1) {
-      error(p.ep > 1 ? "/parallelism/ep" : "/parallelism/etp",
-            fmt::format("{} = {} needs a mixture-of-experts model (model \"{}\" has no \"moe\" section)",
-                        p.ep > 1 ? "ep" : "etp", p.ep > 1 ? p.ep : p.etp, s_.model.name));
-    }
-    return;
-  }
   // A reserved SM partition leaves the compute kernels sm_count - ep_comm_sms SMs: at least one.
   const int sms = s_.cluster.node.device.sm_count;
   if (p.ep_comm_sms_reserved && p.moe_overlap != MoeOverlap::compute) {
@@ -394,6 +386,14 @@ void Checker::check_experts() {
     error(p.ep_comm_sms > 0 ? "/parallelism/ep_comm_sms" : "/parallelism/ep_comm_sms_reserved",
           fmt::format("reserving {} SMs for the all-to-all leaves none of the device's {} SMs for compute",
                       p.ep_comm_sms > 0 ? p.ep_comm_sms : 16, sms));
+  }
+  if (!x.enabled()) {
+    if (p.ep > 1 || p.etp > 1) {
+      error(p.ep > 1 ? "/parallelism/ep" : "/parallelism/etp",
+            fmt::format("{} = {} needs a mixture-of-experts model (model \"{}\" has no \"moe\" section)",
+                        p.ep > 1 ? "ep" : "etp", p.ep > 1 ? p.ep : p.etp, s_.model.name));
+    }
+    return;
   }
   if (x.num_experts % p.ep != 0) {
     error("/parallelism/ep", fmt::format("ep ({}) does not divide num_experts ({})", p.ep, x.num_experts));
