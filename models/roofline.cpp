@@ -113,6 +113,12 @@ Seconds overlap_slowdown(const DeviceSpec& d, Seconds overlapped, double compute
   return overlapped * (c * sm_share + (1.0 - c) * hbm_share);
 }
 
+Seconds reserved_sm_slowdown(const DeviceSpec& d, Seconds compute_bound, double comm_sms) {
+  const double sms = comm_sms > 0.0 ? comm_sms : kCollectiveSms;
+  if (d.sm_count <= 0 || compute_bound.value() <= 0.0 || sms >= d.sm_count) return Seconds(0);
+  return compute_bound * (sms / (d.sm_count - sms));
+}
+
 Seconds memory_pass_time(const DeviceSpec& d, Bytes bytes) {
   return Seconds(bytes.value() / (d.memory_bandwidth.value() * d.efficiency.memory_efficiency)) +
          d.efficiency.kernel_overhead;

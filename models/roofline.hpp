@@ -73,6 +73,14 @@ KernelTime kernels_time(const DeviceSpec& d, const LayerKernels& ks);
 Seconds overlap_slowdown(const DeviceSpec& d, Seconds overlapped, double compute_bound_share,
                          BytesPerSecond comm_bandwidth, double comm_sms = 0.0);
 
+/// Slowdown of compute-bound kernels launched on sm_count − comm_sms SMs because a communication library
+/// holds comm_sms of them for the whole layer (a fixed SM partition rather than SMs taken only while the
+/// collective runs): compute_bound · comm_sms / (SMs − comm_sms). DeepSeek's DualPipe does this: in
+/// deepseek-ai/profile-data train.json (one overlapped forward/backward chunk pair of DeepSeek-V3, EP64)
+/// every FP8 GEMM is launched with 112 blocks on the 132-SM H800 while the DeepEP kernels hold 20 (V3
+/// report §3.2.2). 0 for devices without an SM count; comm_sms ≤ 0 means the 16 of overlap_slowdown.
+Seconds reserved_sm_slowdown(const DeviceSpec& d, Seconds compute_bound, double comm_sms);
+
 /// Time of a purely bandwidth-bound pass over `bytes` of HBM traffic (optimizer step, copies).
 Seconds memory_pass_time(const DeviceSpec& d, Bytes bytes);
 

@@ -164,6 +164,7 @@ PipelineOp StageOpCursor::dualpipe_deferred_weight(int k) const {
 PipelineOp StageOpCursor::next_dualpipe() {
   if (weight_grad_due_) {
     weight_grad_due_ = false;
+    paired_ = due_paired_;
     return due_weight_;
   }
   const int P = half_stages_, h = half_rank_, M = half_microbatches_;
@@ -175,6 +176,10 @@ PipelineOp StageOpCursor::next_dualpipe() {
   const DualStep& step = kDualSteps[dp_step_];
   const DualToken token = step.token[dp_token_];
   const int position = 2 * dp_iteration_ + dp_token_;  // in step 6: which of its 2(h+1) B's
+  // Overlapped pairs (dualpipe.py's _forward_backward_chunk): every step-4 token but the middle stages'
+  // first pair (run unoverlapped "to further reduce bubble size"), and step 5's F1B0 (its B1 runs alone).
+  paired_ = (dp_step_ == 4 && !(dp_iteration_ == 0 && dp_token_ < 2 && h == P - 1)) ||
+            (dp_step_ == 5 && dp_token_ > 0);
   if (++dp_token_ == step.tokens) {
     dp_token_ = 0;
     ++dp_iteration_;
@@ -183,6 +188,7 @@ PipelineOp StageOpCursor::next_dualpipe() {
     const PipelineOp op = dualpipe_op(OpKind::backward_input, phase, dp_input_grads_[phase]++);
     if (weight_now) {
       due_weight_ = {OpKind::backward_weight, op.microbatch, op.chunk};
+      due_paired_ = paired_;
       weight_grad_due_ = true;
     }
     return op;

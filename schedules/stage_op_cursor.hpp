@@ -23,6 +23,11 @@ class StageOpCursor {
   PipelineOp next();
   /// Same as next().kind, skipping the microbatch/chunk arithmetic (for walks that only count).
   OpKind next_kind();
+  /// Whether the op last returned by next() runs as one half of an overlapped forward/backward pair:
+  /// DualPipe's _forward_backward_chunk (steps 4 and 5 of dualpipe.py's DualPipe.step, except the middle
+  /// stages' first step-4 pair, which the reference runs unoverlapped), whose all-to-alls hide under the
+  /// other chunk's compute. False for every other op and every other schedule.
+  [[nodiscard]] bool overlapped() const { return paired_; }
 
   /// Ops this stage runs in total.
   [[nodiscard]] int size() const { return total_; }
@@ -113,6 +118,8 @@ class StageOpCursor {
   int dp_input_grads_[2] = {0, 0};
   int dp_deferred_weights_ = 0;
   PipelineOp due_weight_;
+  bool due_paired_ = false;  // the due W belongs to an overlapped pair
+  bool paired_ = false;      // the op last returned runs inside an overlapped F&B pair
 };
 
 inline PipelineOp StageOpCursor::next() {

@@ -374,6 +374,19 @@ void Checker::check_experts() {
   const auto& p = s_.parallelism;
   const MoeSpec& x = s_.model.moe;
   if (!usable({"/parallelism/ep", "/parallelism/etp", "/model/moe"})) return;
+  // A reserved SM partition leaves the compute kernels sm_count - ep_comm_sms SMs: at least one.
+  const int sms = s_.cluster.node.device.sm_count;
+  if (p.ep_comm_sms_reserved && p.moe_overlap != MoeOverlap::compute) {
+    error("/parallelism/ep_comm_sms_reserved",
+          "an SM partition for the all-to-all needs it overlapped with compute (moe_overlap \"compute\", "
+          "the default with schedule \"dualpipe\")");
+  }
+  if (p.ep_comm_sms_reserved && sms > 0 && usable({"/parallelism/ep_comm_sms"}) &&
+      (p.ep_comm_sms > 0 ? p.ep_comm_sms : 16) >= sms) {
+    error(p.ep_comm_sms > 0 ? "/parallelism/ep_comm_sms" : "/parallelism/ep_comm_sms_reserved",
+          fmt::format("reserving {} SMs for the all-to-all leaves none of the device's {} SMs for compute",
+                      p.ep_comm_sms > 0 ? p.ep_comm_sms : 16, sms));
+  }
   if (!x.enabled()) {
     if (p.ep > 1 || p.etp > 1) {
       error(p.ep > 1 ? "/parallelism/ep" : "/parallelism/etp",

@@ -62,6 +62,13 @@ constexpr Field kParallelismFields[] = {
             "compute-bound kernels under them lose that share (docs/moe.md)",
      .fallback = "derived: 16, the generic collective figure (docs/model.md)",
      .ints = {.min = 1, .max = 100000}},
+    {.key = "ep_comm_sms_reserved",
+     .kind = FieldKind::boolean,
+     .doc = "the MoE all-to-all's SMs (ep_comm_sms) are set aside for the whole MoE layer: its compute-bound "
+            "kernels run on the remaining SMs throughout, not only while the all-to-all runs (DeepSeek's "
+            "DualPipe: every GEMM of deepseek-ai/profile-data train.json is launched on 112 = 132 - 20 SMs; "
+            "docs/moe.md)",
+     .fallback = "false"},
     {.key = "vp",
      .kind = FieldKind::integer,
      .doc = "model chunks per pipeline rank (interleaved schedule); 1 with dualpipe, which holds its two "
@@ -339,6 +346,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   p.etp = r.integer("etp");
   p.vp = r.integer("vp");
   p.ep_comm_sms = static_cast<int>(r.get_integer("ep_comm_sms").value_or(0));
+  p.ep_comm_sms_reserved = r.boolean("ep_comm_sms_reserved");
   if (const nlohmann::json* layers = r.find("pipeline_layers")) {
     if (!layers->is_array() || layers->empty()) {
       r.error("pipeline_layers", fmt::format("expected a non-empty array of layer counts, got {}", describe(*layers)));

@@ -270,6 +270,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
     j["parallelism"]["hetero_split"] = p.hetero_split == HeteroSplit::equal ? "equal" : "proportional";
   }
   if (p.ep_comm_sms > 0) j["parallelism"]["ep_comm_sms"] = p.ep_comm_sms;
+  if (p.ep_comm_sms_reserved) j["parallelism"]["ep_comm_sms_reserved"] = true;
   if (t.flash_attention && t.attention_kernel != AttentionKernel::flash2) {
     j["training"]["attention_kernel"] = name_of(attention_kernel_names(), t.attention_kernel);
   }

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <cstdlib>
 
@@ -134,6 +135,18 @@ StepGraph build_step_graph(const Scenario& s) {
   const int p = par.pp, v = g.schedule.chunks, m = g.schedule.microbatches;
   const int mc = chunk_microbatches(g.schedule);  // microbatches through each chunk: m/2 with dualpipe
   const OpCostModel model(s);
+  // DualPipe overlaps a chunk's all-to-alls with the other chunk of an F&B pair (V3 report §3.2.1: "overlap
+  // the computation and communication within a pair of individual forward and backward chunks"); the
+  // chunks dualpipe.py runs on their own (warm-up, cool-down, step 5's lone B) have nothing to hide their
+  // dispatch and combine under, so they are costed with the all-to-alls exposed and the SMs free.
+  std::optional<OpCostModel> lone;
+  if (g.schedule.kind == ScheduleKind::dualpipe && s.model.moe.enabled() &&
+      par.moe_overlap == MoeOverlap::compute) {
+    Scenario alone = s;
+    alone.parallelism.moe_overlap = MoeOverlap::none;
+    alone.parallelism.ep_comm_sms_reserved = false;
+    lone.emplace(alone);
+  }
   g.p2p_time = model.p2p_time();
   g.moe_all_to_all = model.moe_dispatch_time();
   g.moe_load = model.moe_load();
@@ -141,6 +154,7 @@ StepGraph build_step_graph(const Scenario& s) {
   // Costs per (stage, chunk): the first and last virtual stages carry embedding / head.
   std::vector<ChunkRole> roles(static_cast<std::size_t>(p * v));
   std::vector<int> cost_base(static_cast<std::size_t>(p * v));
+  std::vector<int> lone_base(static_cast<std::size_t>(p * v), -1);
   for (int st = 0; st < p; ++st) {
     for (int c = 0; c < v; ++c) {
       const int k = virtual_stage(g.schedule, st, c);
@@ -161,6 +175,19 @@ StepGraph build_step_graph(const Scenario& s) {
       g.costs.push_back(cc.backward_weight);
       g.model_flops_per_replica += (cc.forward.model_flops + cc.backward.model_flops) * mc;
       g.hardware_flops_per_replica += (cc.forward.hardware_flops + cc.backward.hardware_flops) * mc;
+    }
+  }
+
+  // The lone chunks' costs after all the others (the flow engine tells them apart by index).
+  if (lone) {
+    g.lone_costs_from = static_cast<int>(g.costs.size());
+    for (std::size_t k = 0; k < roles.size(); ++k) {
+      const ChunkCosts lc = lone->chunk_costs(roles[k]);
+      lone_base[k] = static_cast<int>(g.costs.size());
+      g.costs.push_back(lc.forward);
+      g.costs.push_back(lc.backward);
+      g.costs.push_back(lc.backward_input);
+      g.costs.push_back(lc.backward_weight);
     }
   }
 
@@ -213,7 +240,8 @@ StepGraph build_step_graph(const Scenario& s) {
       n.stage = st;
       n.microbatch = op.microbatch;
       n.chunk = op.chunk;
-      n.cost = cost_base[static_cast<std::size_t>(st * v + op.chunk)] + kind_slot(op.kind);
+      const auto chunk_slot = static_cast<std::size_t>(st * v + op.chunk);
+      n.cost = (lone && !cursor.overlapped() ? lone_base[chunk_slot] : cost_base[chunk_slot]) + kind_slot(op.kind);
       n.duration = cost_duration[static_cast<std::size_t>(n.cost)];
       index.at(st, op.kind, op.microbatch, op.chunk) = id;
       compute_order.push_back(id);

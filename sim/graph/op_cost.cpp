@@ -72,10 +72,15 @@ Seconds exposed(Seconds comm, Seconds window, bool overlap) {
 // and the kernels it overlaps slow down (roofline.hpp overlap_slowdown), which `compute` pays.
 // `sms` > 0: the SMs the communication kernels occupy (else the generic collective figure).
 void hide(OpCost& c, Seconds& slot, Seconds comm, Seconds window, const DeviceSpec& dev, BytesPerSecond bw,
-          double sms = 0.0) {
+          double sms = 0.0, bool reserved = false) {
   slot = exposed(comm, window, true);
   const double share = c.compute.value() > 0 ? c.compute_bound.value() / c.compute.value() : 0.0;
-  const Seconds slow = overlap_slowdown(dev, min(comm, window), share, bw, sms);
+  // A reserved SM partition slows every compute-bound kernel of the op by the SMs it lacks; the memory
+  // share still applies only while the collective runs.
+  const Seconds slow =
+      reserved ? reserved_sm_slowdown(dev, c.compute_bound, sms) +
+                     overlap_slowdown(dev, min(comm, window), 0.0, bw, sms) * (1.0 - share)
+               : overlap_slowdown(dev, min(comm, window), share, bw, sms);
   c.compute += slow;
   c.overlap_slowdown += slow;
 }
@@ -357,6 +362,8 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
   const Seconds fsdp_scatter = moe ? fsdp_moe_scatter_ : fsdp_scatter_;
   // Dispatch + combine (+ expert-TP gather and scatter) of one pass; the backward moves the same bytes.
   const Seconds ep_pass = moe ? 2.0 * moe_dispatch_ + moe_etp_ : Seconds(0);
+  // The partition is held while the op's all-to-alls overlap its compute (DualPipe's F&B chunks).
+  const bool reserved = par.ep_comm_sms_reserved && par.moe_overlap == MoeOverlap::compute;
 
   const LayerKernels fwd = layer_forward_kernels(m, shape_, kind);
   const OpCost kernels_fwd = from_kernels(dev, fwd);
@@ -381,7 +388,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
   }
   hide(c.fwd, c.fwd.cp_comm, cp_layer_, attention_fwd, dev, cp_bw_);
   if (ep_pass.value() > 0) {
-    hide(c.fwd, c.fwd.ep_comm, ep_pass, ep_window(fwd, kernels_fwd), dev, ep_bw_, par.ep_comm_sms);
+    hide(c.fwd, c.fwd.ep_comm, ep_pass, ep_window(fwd, kernels_fwd), dev, ep_bw_, par.ep_comm_sms, reserved);
     c.fwd.ep_passes = 1.0;
   }
   const OpCost fwd_no_fsdp = c.fwd;
@@ -440,7 +447,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
       }
       hide(b, b.cp_comm, 2.0 * cp_layer_, Seconds(2.5 * attention_fwd.value()), dev, cp_bw_);
       if (ep_pass.value() > 0) {
-        hide(b, b.ep_comm, ep_pass, ep_window(ks, kernels), dev, ep_bw_, par.ep_comm_sms);
+        hide(b, b.ep_comm, ep_pass, ep_window(ks, kernels), dev, ep_bw_, par.ep_comm_sms, reserved);
         b.ep_passes = 1.0;
       }
       b += recompute;

@@ -66,6 +66,9 @@ struct StepGraph {
   /// Per stage, per resource, node ids in execution order: order[stage][resource].
   std::vector<std::array<std::vector<int>, 2>> order;
   std::vector<OpCost> costs;
+  // costs[lone_costs_from..] are DualPipe's lone chunks (ops outside an overlapped F&B pair): their MoE
+  // all-to-alls run exposed, after the kernels, whatever moe_overlap says. -1: no such costs.
+  int lone_costs_from = -1;
   Seconds p2p_time{0};  // pipeline transfer per micro-batch boundary
   Flops model_flops_per_replica{0};
   Flops hardware_flops_per_replica{0};

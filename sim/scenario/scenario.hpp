@@ -72,6 +72,10 @@ struct ParallelismSpec {
   // SMs the MoE dispatch/combine kernels occupy while they run under compute (0 = the generic collective
   // figure of models/roofline.hpp, 16 as NCCL). DeepSeek-V3 §3.2.2: 20 of the H800's 132 SMs.
   int ep_comm_sms = 0;
+  // The ep_comm_sms SMs are reserved for the whole MoE layer (a fixed SM partition: the GEMMs are launched
+  // on the rest), not only while the all-to-all runs. deepseek-ai/profile-data train.json (DualPipe F&B
+  // chunk pair, EP64): every GEMM has 112 blocks on the 132-SM H800, the DeepEP kernels 20.
+  bool ep_comm_sms_reserved = false;
   int vp = 1;                                  // interleaved chunks per pipeline rank (>1 only interleaved)
   bool sequence_parallel = false;              // Korthikanti 2022 sequence parallelism (needs tp > 1)
   int zero_stage = 0;                          // 0..3; FSDP is zero_stage 3

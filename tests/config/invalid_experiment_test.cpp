@@ -268,6 +268,18 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/ep", "needs a mixture-of-experts model"));
   }
+  SECTION("an SM partition for the all-to-all without compute overlap, and one that leaves no SMs") {
+    doc["parallelism"]["ep_comm_sms_reserved"] = true;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/ep_comm_sms_reserved", "moe_overlap \"compute\""));
+    doc["parallelism"]["moe_overlap"] = "compute";
+    doc["parallelism"]["ep_comm_sms"] = 100000;
+    device["sm_count"] = 132;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/ep_comm_sms", "leaves none of the device's 132 SMs"));
+  }
   SECTION("the device has no peak for the chosen precision") {
     doc["training"]["precision"] = "fp8";
     ds = check(doc);

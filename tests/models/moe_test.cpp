@@ -296,6 +296,37 @@ TEST_CASE("the all-to-all's own SMs: compute-bound kernels under it lose comm_sm
   CHECK(overlap_slowdown(d, Seconds(1.0), 1.0, BytesPerSecond(50e9)).value() == Approx(16.0 / 132));
 }
 
+TEST_CASE("a reserved SM partition slows every compute-bound kernel of a MoE layer, not only under the all-to-all") {
+  const DeviceSpec d = config::load_device(catalog(), "h800-sxm-80gb");
+  // deepseek-ai/profile-data train.json: the GEMMs run on 112 = 132 - 20 SMs, so 1 s of compute-bound work
+  // on 132 SMs takes 132/112 s.
+  CHECK(reserved_sm_slowdown(d, Seconds(1.0), 20).value() == Approx(20.0 / 112));
+  CHECK(reserved_sm_slowdown(d, Seconds(1.0), 0).value() == Approx(16.0 / 116));
+  CHECK(reserved_sm_slowdown(d, Seconds(1.0), 132).value() == 0.0);
+  // In the op costs: a MoE layer with the partition is slower than one whose SMs are taken only while the
+  // all-to-all runs, by the compute-bound time x 20/112 minus what the while-active share charged.
+  Scenario s = deepseek_scenario();
+  REQUIRE(s.parallelism.ep_comm_sms_reserved);
+  REQUIRE(s.parallelism.moe_overlap == MoeOverlap::compute);
+  const ChunkRole moe_layer{1, 1, false, false, 0};
+  const ChunkCosts held = OpCostModel(s).chunk_costs(moe_layer);
+  s.parallelism.ep_comm_sms_reserved = false;
+  const ChunkCosts taken = OpCostModel(s).chunk_costs(moe_layer);
+  CHECK(held.forward.compute > taken.forward.compute);
+  CHECK(held.backward_input.compute > taken.backward_input.compute);
+  CHECK(held.forward.overlap_slowdown > taken.forward.overlap_slowdown);
+  // The partition charges compute_bound x 20/112 plus the HBM share; it cannot exceed what running all
+  // the layer's compute on 112 SMs would cost.
+  CHECK(held.forward.overlap_slowdown.value() <= taken.forward.compute.value() * (20.0 / 112) + 1e-9 +
+                                                     taken.forward.overlap_slowdown.value());
+  // Without compute overlap the partition is refused by the reader; the model ignores it there.
+  s.parallelism.ep_comm_sms_reserved = true;
+  s.parallelism.moe_overlap = MoeOverlap::none;
+  const ChunkCosts exposed_on = OpCostModel(s).chunk_costs(moe_layer);
+  s.parallelism.ep_comm_sms_reserved = false;
+  CHECK(exposed_on.forward.compute == OpCostModel(s).chunk_costs(moe_layer).forward.compute);
+}
+
 TEST_CASE("the multi-token-prediction module runs on the last stage: a block, its projection and the head") {
   Scenario s = deepseek_scenario();
   REQUIRE(s.model.mtp_depth == 1);

@@ -348,3 +348,37 @@ TEST_CASE("check() explains what dualpipe needs") {
     CHECK_THROWS_WITH(build_schedule(dualpipe(6, 10)), Catch::Contains("at least 2 x stages = 12"));
   }
 }
+
+TEST_CASE("dualpipe marks the ops of its overlapped F&B pairs (dualpipe.py's _forward_backward_chunk)") {
+  // p=4, m=8 (the listing of the eight-step test above). Overlapped: step 4's F0B1 and F1B0 pairs (B with
+  // its W) except the middle stages' first pair, and step 5's F1B0; every other op runs alone.
+  const auto marked = [](int stage) {
+    std::string s;
+    for (StageOpCursor c(dualpipe(4, 8), stage); !c.done();) {
+      const PipelineOp op = c.next();
+      if (!s.empty()) s += ' ';
+      if (c.overlapped()) s += '*';
+      s += to_string(op);
+    }
+    return s;
+  };
+  CHECK(marked(0) ==
+        "F0 F1 F2 F4.c1 B4.c1 W4.c1 F5.c1 *F3 *B5.c1 *W5.c1 *F6.c1 *B0 *W0 B6.c1 W6.c1 *F7.c1 *B1 *W1 B7.c1 "
+        "W7.c1 B2 W2 B3 W3");
+  CHECK(marked(1) ==
+        "F0 F4.c1 F1 F5.c1 F2 B4.c1 W4.c1 *F6.c1 *B0 *W0 *F3 *B5.c1 *W5.c1 *F7.c1 *B1 *W1 B6.c1 W6.c1 B2 W2 "
+        "B7.c1 B3 W7.c1 W3");
+  // Other schedules have no overlapped pairs.
+  for (StageOpCursor c(schedule_spec(ScheduleKind::zero_bubble_h1, 4, 8), 0); !c.done();) {
+    c.next();
+    CHECK_FALSE(c.overlapped());
+  }
+  // p = 16 and 120 microbatches (DeepSeek-V3): stage 0 runs 2(60 - 16 + 1) + 7 = 97 overlapped pairs
+  // (F, B and the B's W: 291 of its 360 ops); 23 forwards and 23 backwards run alone.
+  int pairs_ops = 0;
+  for (StageOpCursor c(dualpipe(16, 120), 0); !c.done();) {
+    c.next();
+    pairs_ops += c.overlapped() ? 1 : 0;
+  }
+  CHECK(pairs_ops == 3 * (2 * (60 - 16 + 1) + 7));
+}

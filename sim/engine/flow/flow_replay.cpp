@@ -452,7 +452,9 @@ class FlowReplay::Impl {
     const double passes = mx.passes;
     const double alpha = js.a2a_alpha[st][slot] * 2.0 * mx.passes;
     const OpCost& c = js.job.graph->costs[static_cast<std::size_t>(node.cost)];
-    const bool overlap = js.job.scenario->parallelism.moe_overlap != MoeOverlap::none;
+    const int lone_from = js.job.graph->lone_costs_from;
+    const bool overlap = js.job.scenario->parallelism.moe_overlap != MoeOverlap::none &&
+                         (lone_from < 0 || node.cost < lone_from);
     const double exposed = overlap ? std::min(c.ep_comm, mx.analytic).value() : mx.analytic.value();
     const double left = std::max(0.0, rest - exposed);
     Done tail = [this, j, slot, id, left]() {
