@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "sim/core/diagnostics.hpp"
+#include "models/energy/power_cap.hpp"
 #include "sim/energy/capped_scenario.hpp"
 #include "sim/energy/graph_timeline.hpp"
 #include "sim/engine/analytic_engine.hpp"
@@ -27,13 +28,21 @@ ScenarioStepEnergy evaluate(const Scenario& s, const EnergySpec& spec,
   const int pp = s.parallelism.pp;
   CS_ASSERT(s.cluster.devices() % pp == 0, "pipeline stages must split the devices evenly");
   ScenarioStepEnergy out;
-  // Per thread and reused: a sweep resolves one timeline per point.
-  static thread_local ResolvedTimeline resolved;
-  resolved_timeline_into(g, timing, step_time, s.cluster.devices() / pp, resolved);
   const double tokens = static_cast<double>(s.training.global_batch) * s.training.seq_len;
   const ClusterShape shape = cluster_shape_of(s);
-  out.activity = activity_of(resolved);
-  out.energy = compute_step_energy(spec, shape, resolved, out.activity, tokens);
+  // Per thread and reused: a sweep reads one timeline per point. The time per state and, in the usual
+  // case, the power peak come straight from the merged streams; otherwise the covers are resolved.
+  static thread_local TimelineTotals totals;
+  if (timeline_totals(g, timing, step_time, s.cluster.devices() / pp,
+                      effective_state_power(spec.device, spec.power_cap), totals)) {
+    out.activity = totals.activity;
+    out.energy = compute_step_energy(spec, shape, out.activity, tokens, totals.device_power_peak);
+  } else {
+    static thread_local ResolvedTimeline resolved;
+    resolved_timeline_into(g, timing, step_time, s.cluster.devices() / pp, resolved);
+    out.activity = activity_of(resolved);
+    out.energy = compute_step_energy(spec, shape, resolved, out.activity, tokens);
+  }
   out.cost_per_step = spec.pricing.electricity * out.energy.per_step +
                       spec.pricing.device_time_rate() * step_time * static_cast<double>(shape.devices());
   return out;
