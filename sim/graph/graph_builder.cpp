@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <cstdlib>
 
@@ -121,13 +122,16 @@ bool same_schedule(const ScheduleSpec& a, const ScheduleSpec& b) {
   return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches && a.chunks == b.chunks;
 }
 
-std::shared_ptr<const Skeleton> make_skeleton(const ScheduleSpec& spec) {
+// `with_order`: also the evaluation order (a walk of the whole schedule; only worth it for a skeleton
+// that is kept).
+std::shared_ptr<Skeleton> make_skeleton(const ScheduleSpec& spec, bool with_order) {
   auto sk = std::make_shared<Skeleton>();
   sk->spec = spec;
   const int p = spec.stages, v = spec.chunks, m = spec.microbatches;
   OpIndex index(p, m, v);
   const auto ops_on_stage = static_cast<std::size_t>(ops_per_stage(spec));
-  sk->nodes.reserve(ops_on_stage * static_cast<std::size_t>(p));
+  // Room for the syncs and optimizers too: a skeleton used once hands its nodes to the graph.
+  sk->nodes.reserve(ops_on_stage * static_cast<std::size_t>(p) + 2 * static_cast<std::size_t>(p * (v + 1)));
   sk->stage_begin.reserve(static_cast<std::size_t>(p) + 1);
   sk->last_backward.assign(static_cast<std::size_t>(p * v), -1);
   // Nodes straight from each stage's op cursor; the schedule is never materialised as op vectors.
@@ -159,31 +163,50 @@ std::shared_ptr<const Skeleton> make_skeleton(const ScheduleSpec& spec) {
     n.dep = index.at(dep->stage, dep->op.kind, dep->op.microbatch, dep->op.chunk);
     sk->crosses[i] = crosses_stage(n.stage, *dep) ? 1 : 0;
   }
-  sk->order = std::make_shared<const std::vector<int>>(evaluation_order(*sk));
+  if (with_order) sk->order = std::make_shared<const std::vector<int>>(evaluation_order(*sk));
   return sk;
 }
 
-// The last few skeletons built on this thread, most recently used first. Per thread, so no lock and no
-// order between threads; a skeleton is immutable once built, so sharing one changes no figure.
+// The last few schedules seen on this thread, most recently used first, with their skeleton from the
+// second time a schedule is seen (a single run never pays for keeping one: a schedule seen once gets a
+// skeleton for one use, whose nodes the graph takes). Per thread, so no lock and no order between
+// threads; a kept skeleton is never changed, so sharing one changes no figure.
+struct CacheEntry {
+  ScheduleSpec spec;
+  std::shared_ptr<Skeleton> skeleton;  // null: seen once
+};
 constexpr std::size_t kSkeletonCacheEntries = 4;
 constexpr std::size_t kSkeletonCacheMaxNodes = std::size_t{1} << 20;  // larger ones are built each time
-thread_local std::array<std::shared_ptr<const Skeleton>, kSkeletonCacheEntries> skeleton_cache;
+thread_local std::array<std::optional<CacheEntry>, kSkeletonCacheEntries> skeleton_cache;
 thread_local bool skeleton_cache_on = true;
 
-std::shared_ptr<const Skeleton> skeleton_of(const ScheduleSpec& spec) {
-  for (std::size_t i = 0; i < kSkeletonCacheEntries; ++i) {
-    if (skeleton_cache[i] && same_schedule(skeleton_cache[i]->spec, spec)) {
-      std::shared_ptr<const Skeleton> hit = skeleton_cache[i];
-      for (std::size_t j = i; j > 0; --j) skeleton_cache[j] = std::move(skeleton_cache[j - 1]);
-      skeleton_cache[0] = hit;
-      return hit;
+// The skeleton of `spec`; `shared` tells whether it is kept in the cache (then it must not be changed).
+std::shared_ptr<Skeleton> skeleton_of(const ScheduleSpec& spec, bool& shared) {
+  shared = false;
+  if (!skeleton_cache_on) return make_skeleton(spec, false);
+  std::size_t hit = kSkeletonCacheEntries;
+  for (std::size_t i = 0; i < kSkeletonCacheEntries && hit == kSkeletonCacheEntries; ++i) {
+    if (skeleton_cache[i] && same_schedule(skeleton_cache[i]->spec, spec)) hit = i;
+  }
+  // Move the entry (or a new one in the last slot) to the front.
+  const std::size_t slot = hit == kSkeletonCacheEntries ? kSkeletonCacheEntries - 1 : hit;
+  std::optional<CacheEntry> entry = hit == kSkeletonCacheEntries ? CacheEntry{spec, nullptr} : std::move(skeleton_cache[slot]);
+  for (std::size_t j = slot; j > 0; --j) skeleton_cache[j] = std::move(skeleton_cache[j - 1]);
+  if (hit == kSkeletonCacheEntries) {  // first time seen: a skeleton for one use
+    skeleton_cache[0] = std::move(entry);
+    return make_skeleton(spec, false);
+  }
+  if (!entry->skeleton) {
+    std::shared_ptr<Skeleton> sk = make_skeleton(spec, true);
+    if (sk->nodes.size() > kSkeletonCacheMaxNodes) {
+      skeleton_cache[0] = std::move(entry);
+      return sk;
     }
+    entry->skeleton = std::move(sk);
   }
-  std::shared_ptr<const Skeleton> sk = make_skeleton(spec);
-  if (skeleton_cache_on && sk->nodes.size() <= kSkeletonCacheMaxNodes) {
-    for (std::size_t j = kSkeletonCacheEntries - 1; j > 0; --j) skeleton_cache[j] = std::move(skeleton_cache[j - 1]);
-    skeleton_cache[0] = sk;
-  }
+  std::shared_ptr<Skeleton> sk = entry->skeleton;
+  skeleton_cache[0] = std::move(entry);
+  shared = true;
   return sk;
 }
 
@@ -244,7 +267,7 @@ double optimizer_bytes_per_param(const TrainingSpec& t) {
 
 void set_schedule_skeleton_cache(bool on) {
   skeleton_cache_on = on;
-  if (!on) skeleton_cache.fill(nullptr);
+  if (!on) skeleton_cache.fill(std::nullopt);
 }
 
 StepGraph build_step_graph(const Scenario& s) {
@@ -319,10 +342,15 @@ StepGraph build_step_graph(const Scenario& s) {
   for (const OpCost& c : g.costs) cost_duration.push_back(c.duration());
 
   // Pipeline ops from the schedule's skeleton; durations and transfer delays from this scenario's costs.
-  const std::shared_ptr<const Skeleton> sk = skeleton_of(g.schedule);
+  bool shared = false;
+  const std::shared_ptr<Skeleton> sk = skeleton_of(g.schedule, shared);
   const std::size_t ops = sk->nodes.size();
-  g.nodes.reserve(ops + 2 * static_cast<std::size_t>(p * (v + 1)));  // + syncs and optimizers
-  g.nodes.assign(sk->nodes.begin(), sk->nodes.end());
+  if (shared) {
+    g.nodes.reserve(ops + 2 * static_cast<std::size_t>(p * (v + 1)));  // + syncs and optimizers
+    g.nodes.assign(sk->nodes.begin(), sk->nodes.end());
+  } else {
+    g.nodes = std::move(sk->nodes);  // used once: taken, not copied
+  }
   {
     StepNode* nodes = g.nodes.data();
     const std::uint8_t* crosses = sk->crosses.data();

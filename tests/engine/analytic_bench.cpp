@@ -5,7 +5,7 @@
 // reused. The two schedules' skeletons (graph_builder.cpp: kinds, order and dependencies of the pipeline
 // ops, which depend on the schedule alone) are cached as in any sweep or plan; the second figure is with
 // that cache off (every configuration builds its schedule from scratch).
-// Target: >= 50,000 configurations/s (not met yet; docs/limits.md).
+// Target: >= 50,000 configurations/s (not met yet; README speed table).
 #include "tests/catch.hpp"
 
 #include <chrono>
