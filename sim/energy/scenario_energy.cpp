@@ -23,8 +23,15 @@ ScenarioStepEnergy evaluate(const Scenario& s, const EnergySpec& spec,
   std::vector<NodeTiming> evaluated;
   if (!use_given) evaluated = evaluate_timeline(g);
   const std::vector<NodeTiming>& timing = use_given ? *given : evaluated;
-  Seconds step_time(0);
-  for (const NodeTiming& t : timing) step_time = max(step_time, t.end);
+  // Latest end: four running maxima (max is exact in any order, so the same figure to the bit) break the
+  // dependency of one maximum on the previous, as summarize_step does.
+  Seconds part[4] = {Seconds(0), Seconds(0), Seconds(0), Seconds(0)};
+  std::size_t i = 0;
+  for (; i + 4 <= timing.size(); i += 4) {
+    for (std::size_t k = 0; k < 4; ++k) part[k] = max(part[k], timing[i + k].end);
+  }
+  for (; i < timing.size(); ++i) part[0] = max(part[0], timing[i].end);
+  const Seconds step_time = max(max(part[0], part[1]), max(part[2], part[3]));
   const int pp = s.parallelism.pp;
   CS_ASSERT(s.cluster.devices() % pp == 0, "pipeline stages must split the devices evenly");
   ScenarioStepEnergy out;
