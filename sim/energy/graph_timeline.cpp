@@ -1,6 +1,7 @@
 #include "sim/energy/graph_timeline.hpp"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <utility>
 
@@ -76,8 +77,9 @@ class CoverWriter {
 // precedence over communication) and the data-parallel channel (communication). Time in neither is
 // waiting. Returns false, leaving `out` unspecified, when a stream is not in order (the caller then
 // resolves the general way).
-bool merge_streams(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
-                   double end_of_step, std::vector<StateInterval>& out) {
+template <class Writer>
+bool merge_streams_into(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
+                        double end_of_step, Writer& w) {
   static thread_local std::vector<std::pair<double, double>> dp;
   dp.clear();
   for (int id : g.order[st][static_cast<std::size_t>(Resource::dp_channel)]) {
@@ -88,7 +90,6 @@ bool merge_streams(const StepGraph& g, const std::vector<NodeTiming>& timing, st
     if (!dp.empty() && a < dp.back().second) return false;
     dp.emplace_back(a, b);
   }
-  CoverWriter w(out);
   double cursor = 0.0;
   std::size_t j = 0;
   // Cover [cursor, until) where the compute stream is idle: the data-parallel channel, else waiting.
@@ -123,6 +124,163 @@ bool merge_streams(const StepGraph& g, const std::vector<NodeTiming>& timing, st
   if (!ordered) return false;
   fill_gap(end_of_step);
   return true;
+}
+
+bool merge_streams(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
+                   double end_of_step, std::vector<StateInterval>& out) {
+  CoverWriter w(out);
+  return merge_streams_into(g, timing, st, end_of_step, w);
+}
+
+// Per cost: the op's split (split_op) as fractions of its length: compute-bound, memory-bound, the rest
+// communication; `whole` when the cost has no positive total (the op is all compute).
+struct OpSplit {
+  double compute = 0, memory = 0;
+  bool whole = true;
+};
+
+// What merge_streams gives for stage `st`, summed instead of stored: the same intervals and emits in the
+// same order with the same arithmetic (op splits read from `splits`, the open segment kept in locals, a
+// segment's end - start added to its state's total as it closes, as activity_of adds it), so the same
+// totals to the bit (tests/energy compare); `top` gets the closed segments of a largest-power state.
+bool stage_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st, double end_of_step,
+                  const std::vector<OpSplit>& splits, const std::array<bool, kDeviceStateCount>& is_top,
+                  PerState<Seconds>& time, std::vector<std::pair<double, double>>& top) {
+  static thread_local std::vector<std::pair<double, double>> dp;
+  dp.clear();
+  for (int id : g.order[st][static_cast<std::size_t>(Resource::dp_channel)]) {
+    const NodeTiming& t = timing[static_cast<std::size_t>(id)];
+    const double a = std::clamp(t.start.value(), 0.0, end_of_step);
+    const double b = std::clamp(t.end.value(), 0.0, end_of_step);
+    if (b <= a) continue;
+    if (!dp.empty() && a < dp.back().second) return false;
+    dp.emplace_back(a, b);
+  }
+  double total[kDeviceStateCount] = {};
+  for (DeviceState s : kAllDeviceStates) total[state_index(s)] = time[s].value();
+  bool open = false;
+  double oa = 0, ob = 0;
+  std::size_t os = 0;
+  const auto emit = [&](double a, double b, std::size_t s) {
+    if (b <= a) return;
+    if (open && os == s && ob == a) {
+      ob = b;
+      return;
+    }
+    if (open) {
+      total[os] += ob - oa;
+      if (is_top[os]) top.emplace_back(oa, ob);
+    }
+    open = true;
+    oa = a;
+    ob = b;
+    os = s;
+  };
+  constexpr std::size_t kCompute = state_index(DeviceState::compute);
+  constexpr std::size_t kMemory = state_index(DeviceState::memory);
+  constexpr std::size_t kComm = state_index(DeviceState::communication);
+  constexpr std::size_t kWaiting = state_index(DeviceState::waiting);
+  double cursor = 0.0;
+  std::size_t j = 0;
+  const auto fill_gap = [&](double until) {
+    while (j < dp.size() && dp[j].first < until) {
+      const double c = std::max(dp[j].first, cursor);
+      const double d = std::min(dp[j].second, until);
+      if (d > c) {
+        emit(cursor, c, kWaiting);
+        emit(c, d, kComm);
+        cursor = d;
+      }
+      if (dp[j].second > until) break;
+      ++j;
+    }
+    emit(cursor, until, kWaiting);
+    cursor = std::max(cursor, until);
+  };
+  bool ordered = true;
+  // One compute-stream interval, as merge_streams_into's callback takes it.
+  const auto take = [&](double start, double end, std::size_t s) {
+    const double a = std::clamp(start, 0.0, end_of_step);
+    const double b = std::clamp(end, 0.0, end_of_step);
+    if (b <= a || !ordered) return;
+    if (a < cursor) {
+      ordered = false;
+      return;
+    }
+    fill_gap(a);
+    emit(a, b, s);
+    cursor = b;
+  };
+  double prev_end = 0.0;
+  const StepNode* nodes = g.nodes.data();
+  const NodeTiming* times = timing.data();
+  // A node's intervals are collected first and taken in one loop (one call site, so `take` is inlined).
+  struct Piece {
+    double a, b;
+    std::size_t s;
+  };
+  Piece pieces[4];
+  for (int id : g.order[st][static_cast<std::size_t>(Resource::compute)]) {
+    const StepNode& node = nodes[static_cast<std::size_t>(id)];
+    const double t0 = times[static_cast<std::size_t>(id)].start.value();
+    const double t1 = times[static_cast<std::size_t>(id)].end.value();
+    int n = 0;
+    if (node.kind == NodeKind::optimizer) {
+      pieces[n++] = {t0, t1, kMemory};
+    } else {
+      const double pp = std::min(std::max(0.0, t0 - prev_end), node.dep_delay.value());
+      if (pp > 0.0) pieces[n++] = {t0 - pp, t0, kComm};
+      const OpSplit* sp = node.cost >= 0 ? &splits[static_cast<std::size_t>(node.cost)] : nullptr;
+      if (sp == nullptr || sp->whole) {
+        pieces[n++] = {t0, t1, kCompute};
+      } else {
+        const double length = t1 - t0;
+        const double n0 = t0 + length * sp->compute;
+        if (n0 > t0) pieces[n++] = {t0, n0, kCompute};
+        const double n1 = n0 + length * sp->memory;
+        if (n1 > n0) pieces[n++] = {n0, n1, kMemory};
+        if (t1 > n1) pieces[n++] = {n1, t1, kComm};
+      }
+      prev_end = t1;
+    }
+    for (int k = 0; k < n; ++k) take(pieces[k].a, pieces[k].b, pieces[k].s);
+  }
+  if (!ordered) return false;
+  fill_gap(end_of_step);
+  if (open) {
+    total[os] += ob - oa;
+    if (is_top[os]) top.emplace_back(oa, ob);
+  }
+  for (DeviceState s : kAllDeviceStates) time[s] = Seconds(total[state_index(s)]);
+  return true;
+}
+
+// Whether one instant lies in a segment of every list (each sorted, disjoint, half-open [a, b)). Such
+// an instant can be taken as the latest of those segments' starts, itself a segment start.
+bool common_instant(const std::vector<std::vector<std::pair<double, double>>>& lists) {
+  if (lists.empty()) return false;
+  static thread_local std::vector<std::size_t> at;
+  at.assign(lists.size(), 0);
+  for (const auto& l : lists) {
+    if (l.empty()) return false;
+  }
+  while (true) {
+    double t = lists[0][at[0]].first;
+    for (std::size_t d = 1; d < lists.size(); ++d) t = std::max(t, lists[d][at[d]].first);
+    bool all = true;
+    for (std::size_t d = 0; d < lists.size(); ++d) {
+      const auto& l = lists[d];
+      std::size_t& i = at[d];
+      // First segment ending after t (binary search: t jumps far while the pipeline fills).
+      i = static_cast<std::size_t>(
+          std::partition_point(l.begin() + static_cast<std::ptrdiff_t>(i), l.end(),
+                               [t](const std::pair<double, double>& x) { return x.second <= t; }) -
+          l.begin());
+      if (i == l.size()) return false;
+      all = all && l[i].first <= t;
+    }
+    if (all) return true;
+  }
 }
 
 DeviceTimeline stage_timeline(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
@@ -172,6 +330,49 @@ void resolved_timeline_into(const StepGraph& g, const std::vector<NodeTiming>& t
       out.covers[st] = resolve_overlaps(stage_timeline(g, timing, st, devices_per_stage), step_time);
     }
   }
+}
+
+bool timeline_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, Seconds step_time,
+                     int devices_per_stage, const PerState<Watts>& power, TimelineTotals& out) {
+  CS_ASSERT(timing.size() == g.nodes.size(), "timeline does not match the graph");
+  CS_ASSERT(step_time.value() > 0.0 && devices_per_stage > 0, "step time and stage size must be positive");
+  const std::size_t stages = g.order.size();
+  double pmax = 0.0;
+  for (DeviceState s : kAllDeviceStates) pmax = std::max(pmax, power[s].value());
+  std::array<bool, kDeviceStateCount> is_top{};
+  for (DeviceState s : kAllDeviceStates) is_top[state_index(s)] = power[s].value() == pmax;
+  static thread_local std::vector<OpSplit> splits;
+  splits.resize(g.costs.size());
+  for (std::size_t k = 0; k < g.costs.size(); ++k) {
+    // split_op's arithmetic: parts over their total, in Seconds as there.
+    const OpCost& c = g.costs[k];
+    const Seconds memory_bound = c.compute - c.compute_bound;
+    const Seconds comm = c.tp_comm + c.cp_comm + c.dp_comm;
+    const Seconds sum = c.compute_bound + memory_bound + comm;
+    OpSplit& x = splits[k];
+    x.whole = sum.value() <= 0.0;
+    x.compute = x.whole ? 0.0 : c.compute_bound / sum;
+    x.memory = x.whole ? 0.0 : memory_bound / sum;
+  }
+  out.activity.step_time = step_time;
+  out.activity.devices.resize(stages);
+  out.top.resize(stages);
+  for (std::size_t st = 0; st < stages; ++st) {
+    RepresentativeActivity& rep = out.activity.devices[st];
+    rep.name.clear();
+    fmt::format_to(std::back_inserter(rep.name), "pp-stage-{}", st);
+    rep.multiplicity = devices_per_stage;
+    rep.time = PerState<Seconds>{};
+    out.top[st].clear();
+    if (!stage_totals(g, timing, st, step_time.value(), splits, is_top, rep.time, out.top[st])) return false;
+  }
+  // Every representative in a state of the largest power at one instant: that instant's sum, taken in
+  // representative order as timeline_device_power_peak takes it, bounds every other instant's.
+  if (!common_instant(out.top)) return false;
+  double sum = 0.0;
+  for (std::size_t st = 0; st < stages; ++st) sum += pmax * devices_per_stage;
+  out.device_power_peak = Watts(std::max(sum, 0.0));
+  return true;
 }
 
 ResolvedTimeline resolved_timeline_of(const StepGraph& g, const std::vector<NodeTiming>& timing,

@@ -12,7 +12,10 @@
 // Overlaps (dp_sync under backward compute) resolve by precedence in sim/energy/device_timeline.hpp.
 #pragma once
 
+#include <utility>
 #include <vector>
+
+#include "sim/energy/step_activity.hpp"
 
 #include "sim/energy/device_timeline.hpp"
 #include "sim/engine/step_result.hpp"
@@ -33,5 +36,21 @@ ResolvedTimeline resolved_timeline_of(const StepGraph& g, const std::vector<Node
 /// The same into `out`, reusing its storage (sweeps call this once per point).
 void resolved_timeline_into(const StepGraph& g, const std::vector<NodeTiming>& timing, Seconds step_time,
                             int devices_per_stage, ResolvedTimeline& out);
+
+/// What the energy report needs of a step's covers without storing them: each stage's time per state
+/// (activity_of(resolved_timeline_of(...)) to the bit: the same merged segments summed in the same order)
+/// and the peak of the devices' summed power, read off when at one instant every stage is in a state of
+/// the largest power (no instant can then exceed Σ_d m_d P_max; the figure is that sum taken in stage
+/// order, as timeline_device_power_peak sums an instant). Storage of `out` is reused across calls.
+struct TimelineTotals {
+  StepActivity activity;
+  Watts device_power_peak{0};
+  std::vector<std::vector<std::pair<double, double>>> top;  // per stage: segments in a largest-power state
+};
+
+/// Fills `out` and returns true; returns false (out unspecified) when a stage's streams are out of order
+/// or no instant has every stage at the largest power: the caller then resolves the covers.
+bool timeline_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, Seconds step_time,
+                     int devices_per_stage, const PerState<Watts>& power, TimelineTotals& out);
 
 }  // namespace clustersim

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "sim/core/diagnostics.hpp"
+#include "models/energy/power_cap.hpp"
 #include "sim/energy/capped_scenario.hpp"
 #include "sim/energy/graph_timeline.hpp"
 #include "sim/engine/analytic_engine.hpp"
@@ -22,18 +23,33 @@ ScenarioStepEnergy evaluate(const Scenario& s, const EnergySpec& spec,
   std::vector<NodeTiming> evaluated;
   if (!use_given) evaluated = evaluate_timeline(g);
   const std::vector<NodeTiming>& timing = use_given ? *given : evaluated;
-  Seconds step_time(0);
-  for (const NodeTiming& t : timing) step_time = max(step_time, t.end);
+  // Latest end: four running maxima (max is exact in any order, so the same figure to the bit) break the
+  // dependency of one maximum on the previous, as summarize_step does.
+  Seconds part[4] = {Seconds(0), Seconds(0), Seconds(0), Seconds(0)};
+  std::size_t i = 0;
+  for (; i + 4 <= timing.size(); i += 4) {
+    for (std::size_t k = 0; k < 4; ++k) part[k] = max(part[k], timing[i + k].end);
+  }
+  for (; i < timing.size(); ++i) part[0] = max(part[0], timing[i].end);
+  const Seconds step_time = max(max(part[0], part[1]), max(part[2], part[3]));
   const int pp = s.parallelism.pp;
   CS_ASSERT(s.cluster.devices() % pp == 0, "pipeline stages must split the devices evenly");
   ScenarioStepEnergy out;
-  // Per thread and reused: a sweep resolves one timeline per point.
-  static thread_local ResolvedTimeline resolved;
-  resolved_timeline_into(g, timing, step_time, s.cluster.devices() / pp, resolved);
   const double tokens = static_cast<double>(s.training.global_batch) * s.training.seq_len;
   const ClusterShape shape = cluster_shape_of(s);
-  out.activity = activity_of(resolved);
-  out.energy = compute_step_energy(spec, shape, resolved, out.activity, tokens);
+  // Per thread and reused: a sweep reads one timeline per point. The time per state and, in the usual
+  // case, the power peak come straight from the merged streams; otherwise the covers are resolved.
+  static thread_local TimelineTotals totals;
+  if (timeline_totals(g, timing, step_time, s.cluster.devices() / pp,
+                      effective_state_power(spec.device, spec.power_cap), totals)) {
+    out.activity = totals.activity;
+    out.energy = compute_step_energy(spec, shape, out.activity, tokens, totals.device_power_peak);
+  } else {
+    static thread_local ResolvedTimeline resolved;
+    resolved_timeline_into(g, timing, step_time, s.cluster.devices() / pp, resolved);
+    out.activity = activity_of(resolved);
+    out.energy = compute_step_energy(spec, shape, resolved, out.activity, tokens);
+  }
   out.cost_per_step = spec.pricing.electricity * out.energy.per_step +
                       spec.pricing.device_time_rate() * step_time * static_cast<double>(shape.devices());
   return out;

@@ -109,7 +109,7 @@ Watts timeline_device_power_peak(const ResolvedTimeline& timeline, const PerStat
 }
 
 StepEnergy integrate(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& raw,
-                     double tokens, const ResolvedTimeline* timeline) {
+                     double tokens, const ResolvedTimeline* timeline, const Watts* timeline_peak = nullptr) {
   CS_ASSERT(tokens > 0.0, "tokens per step must be positive");
   CS_ASSERT(shape.nodes > 0 && shape.devices_per_node > 0, "cluster shape must be positive");
   CS_ASSERT(raw.device_count() == shape.devices(), "representative multiplicities must cover every device");
@@ -154,7 +154,10 @@ StepEnergy integrate(const EnergySpec& spec, const ClusterShape& shape, const St
   e.peak_power.device = device_peak;
   e.peak_power.node = device_peak * static_cast<double>(shape.devices_per_node) + node_static;
   Watts device_sum_peak = summed_device_peak;
-  if (timeline != nullptr) {
+  if (timeline_peak != nullptr) {
+    device_sum_peak = *timeline_peak;
+    e.peak_is_upper_bound = false;
+  } else if (timeline != nullptr) {
     device_sum_peak = timeline_device_power_peak(*timeline, e.state_power);
     e.peak_is_upper_bound = false;
   }
@@ -188,6 +191,11 @@ StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape
                                const ResolvedTimeline& timeline, const StepActivity& activity,
                                double tokens_per_step) {
   return integrate(spec, shape, activity, tokens_per_step, &timeline);
+}
+
+StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& activity,
+                               double tokens_per_step, Watts timeline_device_power_peak) {
+  return integrate(spec, shape, activity, tokens_per_step, nullptr, &timeline_device_power_peak);
 }
 
 }  // namespace clustersim

@@ -70,6 +70,11 @@ StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape
                                const ResolvedTimeline& timeline, const StepActivity& activity,
                                double tokens_per_step);
 
+/// The same when the peak over time of the summed device power is already known from the timeline
+/// (graph_timeline.hpp timeline_totals): figures as from the resolved timeline.
+StepEnergy compute_step_energy(const EnergySpec& spec, const ClusterShape& shape, const StepActivity& activity,
+                               double tokens_per_step, Watts timeline_device_power_peak);
+
 /// Constant (state-independent) IT power of the job: hosts, NICs and switch fabric.
 Watts static_it_power(const EnergySpec& spec, const ClusterShape& shape);
 

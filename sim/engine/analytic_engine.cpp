@@ -37,6 +37,36 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
   NodeTiming* times = t.data();
   int* finished = done.data();
   std::size_t remaining = n;
+  // The schedule's pipeline ops in an order known to respect dependencies and streams (build_step_graph):
+  // evaluated straight through, without walking the streams round-robin. Each node is checked to be the
+  // next on its stage's compute stream with its dependency done; the first that is not (a graph changed
+  // since it was built) leaves the rest to the general walk below, which continues from where this stops.
+  if (g.pipeline_order && g.order.size() * 2 == lanes.size()) {
+    for (const int id32 : *g.pipeline_order) {
+      const auto id = static_cast<std::size_t>(id32);
+      if (id >= n) break;
+      const StepNode& node = nodes[id];
+      if (node.stage < 0 || static_cast<std::size_t>(node.stage) >= g.order.size()) break;
+      Lane& lane = lanes[2 * static_cast<std::size_t>(node.stage)];
+      if (lane.next >= lane.size || lane.ids[lane.next] != id32) break;
+      Seconds ready(0);
+      if (node.dep >= 0) {
+        const auto d = static_cast<std::size_t>(node.dep);
+        if (!finished[d]) break;
+        ready = node.starts_with_dep ? times[d].start : times[d].end + node.dep_delay;
+      }
+      const Seconds start = max(lane.free_at, ready);
+      Seconds end = start + node.duration;
+      if (node.starts_with_dep && node.dep >= 0) {
+        end = max(end, times[static_cast<std::size_t>(node.dep)].end + node.tail);
+      }
+      times[id] = {start, end};
+      finished[id] = 1;
+      lane.free_at = end;
+      ++lane.next;
+      --remaining;
+    }
+  }
   while (remaining > 0) {
     bool progress = false;
     for (Lane& lane : lanes) {

@@ -1,4 +1,8 @@
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <cstdlib>
@@ -71,6 +75,143 @@ struct OpIndex {
   }
 };
 
+// Everything of a graph's forward/backward nodes that depends on the schedule alone (ScheduleSpec: kind,
+// stages, microbatches, chunks): each node's kind, stage, microbatch, chunk, data dependency and cost
+// slot, in node order. Scenarios with the same schedule (a sweep over bandwidths, batch-preserving
+// changes, the planner's repeated shapes) share it; their graphs differ only in durations and delays,
+// which build_step_graph fills in from the costs of each scenario.
+struct Skeleton {
+  ScheduleSpec spec;
+  std::vector<StepNode> nodes;        // duration, dep_delay and tail 0; cost = 4 (stage·v + chunk) + slot
+  std::vector<std::uint8_t> crosses;  // per node: its dependency is on another stage (pipeline transfer)
+  std::vector<std::uint8_t> lone;     // per node: DualPipe runs it outside an overlapped F&B pair
+  std::vector<int> stage_begin;       // nodes of stage st: [stage_begin[st], stage_begin[st + 1])
+  std::vector<int> last_backward;     // [st·v + c]: the last backward (or W) op of chunk c in st's order, -1
+  std::shared_ptr<const std::vector<int>> order;  // StepGraph::pipeline_order
+};
+
+// An order of the pipeline ops in which each comes after its dependency and after its predecessor on
+// its stage's compute stream: the stages' streams walked round-robin, each as far as its dependencies
+// allow (as evaluate_timeline walks them). Asserts on a cycle (sim/config refuses such schedules).
+std::vector<int> evaluation_order(const Skeleton& sk) {
+  const std::size_t n = sk.nodes.size();
+  const std::size_t stages = sk.stage_begin.size() - 1;
+  std::vector<int> out;
+  out.reserve(n);
+  std::vector<char> done(n, 0);
+  std::vector<int> next(sk.stage_begin.begin(), sk.stage_begin.end() - 1);
+  while (out.size() < n) {
+    bool progress = false;
+    for (std::size_t st = 0; st < stages; ++st) {
+      int& i = next[st];
+      const int end = sk.stage_begin[st + 1];
+      while (i < end) {
+        const int dep = sk.nodes[static_cast<std::size_t>(i)].dep;
+        if (dep >= 0 && !done[static_cast<std::size_t>(dep)]) break;
+        done[static_cast<std::size_t>(i)] = 1;
+        out.push_back(i);
+        ++i;
+        progress = true;
+      }
+    }
+    CS_ASSERT(progress, "step graph has a dependency cycle (pipeline schedule deadlock)");
+  }
+  return out;
+}
+
+bool same_schedule(const ScheduleSpec& a, const ScheduleSpec& b) {
+  return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches && a.chunks == b.chunks;
+}
+
+// `with_order`: also the evaluation order (a walk of the whole schedule; only worth it for a skeleton
+// that is kept).
+std::shared_ptr<Skeleton> make_skeleton(const ScheduleSpec& spec, bool with_order) {
+  auto sk = std::make_shared<Skeleton>();
+  sk->spec = spec;
+  const int p = spec.stages, v = spec.chunks, m = spec.microbatches;
+  OpIndex index(p, m, v);
+  const auto ops_on_stage = static_cast<std::size_t>(ops_per_stage(spec));
+  // Room for the syncs and optimizers too: a skeleton used once hands its nodes to the graph.
+  sk->nodes.reserve(ops_on_stage * static_cast<std::size_t>(p) + 2 * static_cast<std::size_t>(p * (v + 1)));
+  sk->stage_begin.reserve(static_cast<std::size_t>(p) + 1);
+  sk->last_backward.assign(static_cast<std::size_t>(p * v), -1);
+  // Nodes straight from each stage's op cursor; the schedule is never materialised as op vectors.
+  for (int st = 0; st < p; ++st) {
+    sk->stage_begin.push_back(static_cast<int>(sk->nodes.size()));
+    for (StageOpCursor cursor(spec, st); !cursor.done();) {
+      const PipelineOp op = cursor.next();
+      const int id = static_cast<int>(sk->nodes.size());
+      StepNode& n = sk->nodes.emplace_back();
+      n.kind = node_kind(op.kind);
+      n.stage = st;
+      n.microbatch = op.microbatch;
+      n.chunk = op.chunk;
+      n.cost = 4 * (st * v + op.chunk) + kind_slot(op.kind);
+      sk->lone.push_back(cursor.overlapped() ? 0 : 1);
+      index.at(st, op.kind, op.microbatch, op.chunk) = id;
+      if (op.kind == OpKind::backward || op.kind == OpKind::backward_weight) {
+        sk->last_backward[static_cast<std::size_t>(st * v + op.chunk)] = id;
+      }
+    }
+  }
+  sk->stage_begin.push_back(static_cast<int>(sk->nodes.size()));
+  sk->crosses.assign(sk->nodes.size(), 0);
+  // The spec passed is_valid() and every node is an op of its schedule.
+  for (std::size_t i = 0; i < sk->nodes.size(); ++i) {
+    StepNode& n = sk->nodes[i];
+    const PipelineOp op{op_kind(n.kind), n.microbatch, n.chunk};
+    const auto dep = unchecked_data_dependency(spec, n.stage, op);
+    if (!dep) continue;
+    n.dep = index.at(dep->stage, dep->op.kind, dep->op.microbatch, dep->op.chunk);
+    sk->crosses[i] = crosses_stage(n.stage, *dep) ? 1 : 0;
+  }
+  if (with_order) sk->order = std::make_shared<const std::vector<int>>(evaluation_order(*sk));
+  return sk;
+}
+
+// The last few schedules seen on this thread, most recently used first, with their skeleton from the
+// second time a schedule is seen (a single run never pays for keeping one: a schedule seen once gets a
+// skeleton for one use, whose nodes the graph takes). Per thread, so no lock and no order between
+// threads; a kept skeleton is never changed, so sharing one changes no figure.
+struct CacheEntry {
+  ScheduleSpec spec;
+  std::shared_ptr<Skeleton> skeleton;  // null: seen once
+};
+constexpr std::size_t kSkeletonCacheEntries = 4;
+constexpr std::size_t kSkeletonCacheMaxNodes = std::size_t{1} << 20;  // larger ones are built each time
+thread_local std::array<std::optional<CacheEntry>, kSkeletonCacheEntries> skeleton_cache;
+thread_local bool skeleton_cache_on = true;
+
+// The skeleton of `spec`; `shared` tells whether it is kept in the cache (then it must not be changed).
+std::shared_ptr<Skeleton> skeleton_of(const ScheduleSpec& spec, bool& shared) {
+  shared = false;
+  if (!skeleton_cache_on) return make_skeleton(spec, false);
+  std::size_t hit = kSkeletonCacheEntries;
+  for (std::size_t i = 0; i < kSkeletonCacheEntries && hit == kSkeletonCacheEntries; ++i) {
+    if (skeleton_cache[i] && same_schedule(skeleton_cache[i]->spec, spec)) hit = i;
+  }
+  // Move the entry (or a new one in the last slot) to the front.
+  const std::size_t slot = hit == kSkeletonCacheEntries ? kSkeletonCacheEntries - 1 : hit;
+  std::optional<CacheEntry> entry = hit == kSkeletonCacheEntries ? CacheEntry{spec, nullptr} : std::move(skeleton_cache[slot]);
+  for (std::size_t j = slot; j > 0; --j) skeleton_cache[j] = std::move(skeleton_cache[j - 1]);
+  if (hit == kSkeletonCacheEntries) {  // first time seen: a skeleton for one use
+    skeleton_cache[0] = std::move(entry);
+    return make_skeleton(spec, false);
+  }
+  if (!entry->skeleton) {
+    std::shared_ptr<Skeleton> sk = make_skeleton(spec, true);
+    if (sk->nodes.size() > kSkeletonCacheMaxNodes) {
+      skeleton_cache[0] = std::move(entry);
+      return sk;
+    }
+    entry->skeleton = std::move(sk);
+  }
+  std::shared_ptr<Skeleton> sk = entry->skeleton;
+  skeleton_cache[0] = std::move(entry);
+  shared = true;
+  return sk;
+}
+
 // Parameters one rank holds of one chunk of a stage, before ZeRO: the TP-sharded part (everything but
 // the routed experts) and the routed experts (sharded over ep·etp).
 struct ChunkParameters {
@@ -126,6 +267,11 @@ double optimizer_bytes_per_param(const TrainingSpec& t) {
 
 }  // namespace
 
+void set_schedule_skeleton_cache(bool on) {
+  skeleton_cache_on = on;
+  if (!on) skeleton_cache.fill(std::nullopt);
+}
+
 StepGraph build_step_graph(const Scenario& s) {
   const ParallelismSpec& par = s.parallelism;
   const TrainingSpec& tr = s.training;
@@ -153,8 +299,6 @@ StepGraph build_step_graph(const Scenario& s) {
 
   // Costs per (stage, chunk): the first and last virtual stages carry embedding / head.
   std::vector<ChunkRole> roles(static_cast<std::size_t>(p * v));
-  std::vector<int> cost_base(static_cast<std::size_t>(p * v));
-  std::vector<int> lone_base(static_cast<std::size_t>(p * v), -1);
   for (int st = 0; st < p; ++st) {
     for (int c = 0; c < v; ++c) {
       const int k = virtual_stage(g.schedule, st, c);
@@ -168,7 +312,8 @@ StepGraph build_step_graph(const Scenario& s) {
       }
       roles[static_cast<std::size_t>(st * v + c)] = role;
       const ChunkCosts cc = model.chunk_costs(role);
-      cost_base[static_cast<std::size_t>(st * v + c)] = static_cast<int>(g.costs.size());
+      // The skeleton's cost slots: four costs per (stage, chunk), in this order.
+      CS_ASSERT(g.costs.size() == 4 * static_cast<std::size_t>(st * v + c), "cost slots out of order");
       g.costs.push_back(cc.forward);
       g.costs.push_back(cc.backward);
       g.costs.push_back(cc.backward_input);
@@ -183,7 +328,8 @@ StepGraph build_step_graph(const Scenario& s) {
     g.lone_costs_from = static_cast<int>(g.costs.size());
     for (std::size_t k = 0; k < roles.size(); ++k) {
       const ChunkCosts lc = lone->chunk_costs(roles[k]);
-      lone_base[k] = static_cast<int>(g.costs.size());
+      // A lone op's cost slot is its skeleton slot + lone_costs_from (four per (stage, chunk) again).
+      CS_ASSERT(g.costs.size() == static_cast<std::size_t>(g.lone_costs_from) + 4 * k, "lone cost slots out of order");
       g.costs.push_back(lc.forward);
       g.costs.push_back(lc.backward);
       g.costs.push_back(lc.backward_input);
@@ -223,37 +369,36 @@ StepGraph build_step_graph(const Scenario& s) {
   cost_duration.reserve(g.costs.size());
   for (const OpCost& c : g.costs) cost_duration.push_back(c.duration());
 
-  // Nodes straight from each stage's op cursor; the schedule is never materialised as op vectors.
-  OpIndex index(p, m, v);
-  g.order.resize(static_cast<std::size_t>(p));
-  const auto ops_on_stage = static_cast<std::size_t>(ops_per_stage(g.schedule));
-  g.nodes.reserve(ops_on_stage * static_cast<std::size_t>(p) +
-                  2 * static_cast<std::size_t>(p * (v + 1)));  // + syncs and optimizers
-  for (int st = 0; st < p; ++st) {
-    std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
-    compute_order.reserve(ops_on_stage + 1);
-    for (StageOpCursor cursor(g.schedule, st); !cursor.done();) {
-      const PipelineOp op = cursor.next();
-      const int id = static_cast<int>(g.nodes.size());
-      StepNode& n = g.nodes.emplace_back();
-      n.kind = node_kind(op.kind);
-      n.stage = st;
-      n.microbatch = op.microbatch;
-      n.chunk = op.chunk;
-      const auto chunk_slot = static_cast<std::size_t>(st * v + op.chunk);
-      n.cost = (lone && !cursor.overlapped() ? lone_base[chunk_slot] : cost_base[chunk_slot]) + kind_slot(op.kind);
-      n.duration = cost_duration[static_cast<std::size_t>(n.cost)];
-      index.at(st, op.kind, op.microbatch, op.chunk) = id;
-      compute_order.push_back(id);
+  // Pipeline ops from the schedule's skeleton; durations and transfer delays from this scenario's costs.
+  bool shared = false;
+  const std::shared_ptr<Skeleton> sk = skeleton_of(g.schedule, shared);
+  const std::size_t ops = sk->nodes.size();
+  if (shared) {
+    g.nodes.reserve(ops + 2 * static_cast<std::size_t>(p * (v + 1)));  // + syncs and optimizers
+    g.nodes.assign(sk->nodes.begin(), sk->nodes.end());
+  } else {
+    g.nodes = std::move(sk->nodes);  // used once: taken, not copied
+  }
+  {
+    StepNode* nodes = g.nodes.data();
+    const std::uint8_t* crosses = sk->crosses.data();
+    const Seconds* durations = cost_duration.data();
+    const Seconds p2p = g.p2p_time;
+    for (std::size_t i = 0; i < ops; ++i) {
+      if (lone && sk->lone[i]) nodes[i].cost += g.lone_costs_from;
+      nodes[i].duration = durations[static_cast<std::size_t>(nodes[i].cost)];
+      if (crosses[i]) nodes[i].dep_delay = p2p;
     }
   }
-  // The spec passed is_valid() above and every node is an op of its schedule.
-  for (StepNode& n : g.nodes) {
-    const PipelineOp op{op_kind(n.kind), n.microbatch, n.chunk};
-    const auto dep = unchecked_data_dependency(g.schedule, n.stage, op);
-    if (!dep) continue;
-    n.dep = index.at(dep->stage, dep->op.kind, dep->op.microbatch, dep->op.chunk);
-    n.dep_delay = crosses_stage(n.stage, *dep) ? g.p2p_time : Seconds(0);
+  g.pipeline_order = sk->order;
+  g.order.resize(static_cast<std::size_t>(p));
+  for (int st = 0; st < p; ++st) {
+    std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
+    const int first = sk->stage_begin[static_cast<std::size_t>(st)];
+    const int last = sk->stage_begin[static_cast<std::size_t>(st) + 1];
+    compute_order.resize(static_cast<std::size_t>(last - first));
+    std::iota(compute_order.begin(), compute_order.end(), first);
+    compute_order.reserve(compute_order.size() + 1);
   }
 
   // Gradient synchronisation per chunk on the stage's data-parallel channel, then the optimizer.
@@ -297,7 +442,6 @@ StepGraph build_step_graph(const Scenario& s) {
                dm.cross_dc_latency * (2.0 * (D - 1.0));
   }
   for (int st = 0; st < p; ++st) {
-    const std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
     double stage_held = 0;
     for (int c = 0; c < v; ++c) stage_held += chunk_parameters(s, roles[static_cast<std::size_t>(st * v + c)]).total();
     ChunkParameters stage_params;
@@ -366,14 +510,7 @@ StepGraph build_step_graph(const Scenario& s) {
       }
       if (t.value() <= 0.0) continue;
       // The chunk's gradients are final after its last backward (or W) op in the stage order.
-      int last_bwd = -1;
-      for (auto it = compute_order.rbegin(); it != compute_order.rend(); ++it) {
-        const StepNode& node = g.nodes[static_cast<std::size_t>(*it)];
-        if (node.chunk == c && (node.kind == NodeKind::backward || node.kind == NodeKind::backward_weight)) {
-          last_bwd = *it;
-          break;
-        }
-      }
+      const int last_bwd = sk->last_backward[static_cast<std::size_t>(st * v + c)];
       StepNode n;
       n.kind = NodeKind::dp_sync;
       n.resource = Resource::dp_channel;

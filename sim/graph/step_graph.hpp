@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <optional>
@@ -32,17 +33,19 @@ enum class NodeKind : std::uint8_t {
 enum class Resource : std::uint8_t { compute, dp_channel };
 
 struct StepNode {
-  NodeKind kind = NodeKind::forward;
-  Resource resource = Resource::compute;
+  // Times first, then ints, then the one-byte fields: 48 bytes rather than 72 (graphs hold thousands of
+  // nodes and every pass over a step walks them).
+  Seconds duration{0};
+  Seconds dep_delay{0};          // transfer time after `dep` finishes (pipeline send/recv)
+  Seconds tail{0};               // with starts_with_dep: ends no earlier than dep's end + tail (last bucket)
   int stage = 0;
   int microbatch = 0;
   int chunk = 0;
-  Seconds duration{0};
   int dep = -1;                  // node whose output this node consumes (-1: none)
-  Seconds dep_delay{0};          // transfer time after `dep` finishes (pipeline send/recv)
-  bool starts_with_dep = false;  // dp_sync with bucket overlap: may start when `dep` starts...
-  Seconds tail{0};               // ...but ends no earlier than dep's end + tail (last bucket)
   int cost = -1;                 // index into StepGraph::costs (time split by cause), -1 if none
+  NodeKind kind = NodeKind::forward;
+  Resource resource = Resource::compute;
+  bool starts_with_dep = false;  // dp_sync with bucket overlap: may start when `dep` starts
 };
 
 /// Weight streaming of a wafer-scale step (models/weight_streaming.hpp): one micro-batch's passes and
@@ -78,9 +81,22 @@ struct StepGraph {
   Seconds moe_all_to_all{0};
   double moe_load = 1.0;
   std::optional<StreamingStep> streaming;  // wafer-scale systems (weight streaming)
+  /// Set by build_step_graph: nodes [0, pipeline_order->size()) are the schedule's forward/backward ops,
+  /// each on its stage's compute stream, and this lists them in an order in which every node comes after
+  /// its dependency and after the nodes before it on its stream (the order evaluate_timeline would find).
+  /// Shared by all graphs of one schedule. Code that changes a node's dependency, stream or place in an
+  /// order must reset it (changing durations and delays is fine); null: no such order known.
+  std::shared_ptr<const std::vector<int>> pipeline_order;
 };
 
 /// Builds the step graph of a validated scenario (sim/config has checked that its schedule can be built).
+/// The pipeline ops' structure (kinds, order, dependencies) depends on the schedule alone and is kept
+/// per thread for the last few schedules built (graph_builder.cpp); only durations and delays are
+/// recomputed per scenario.
 StepGraph build_step_graph(const Scenario& s);
+
+/// Turns this thread's schedule-skeleton cache on or off (off also empties it, so every build starts
+/// from the schedule). Results are the same either way; tests compare the two.
+void set_schedule_skeleton_cache(bool on);
 
 }  // namespace clustersim

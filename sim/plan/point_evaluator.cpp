@@ -43,7 +43,9 @@ void flatten_json(const nlohmann::json& j, std::vector<std::pair<std::string, nl
     }
   };
   walk(walk, j, "");
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // A walk of the (key-sorted) objects is usually sorted already: check before sorting.
+  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(out.begin(), out.end(), by_key)) std::sort(out.begin(), out.end(), by_key);
 }
 
 PointEvaluator::PointEvaluator(const config::CatalogPaths& paths, const config::ResolvedDocument& doc,
@@ -68,8 +70,8 @@ SweepRow PointEvaluator::run(std::uint64_t index) {
     if (auto over = work_over_bounds(estimate_work(s, s.engine == "flow"), max_cost_))
       throw std::invalid_argument(*over);
     const Prediction p = predict(s, {.text = false});
-    nlohmann::json j = prediction_json(s, p, /*include_inputs=*/false);
-    j.erase("stages");
+    // The per-stage array is not a column (flatten_json keeps scalars): not built.
+    nlohmann::json j = prediction_json(s, p, /*include_inputs=*/false, /*include_stages=*/false);
     flatten_json(j, row.metrics);
     if (!p.step.fits) {
       row.status = RowStatus::infeasible;

@@ -59,8 +59,8 @@ Prediction predict(const Scenario& s, PredictOptions options) {
   return p;
 }
 
-nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool include_inputs) {
-  nlohmann::json j = step_report_json(s, p.step, include_inputs);
+nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool include_inputs, bool include_stages) {
+  nlohmann::json j = step_report_json(s, p.step, include_inputs, include_stages);
   if (!p.run_json.is_null()) j["run"] = p.run_json;
   if (!p.energy_json.is_null()) j["energy"] = p.energy_json;
   if (s.training.compression.scheme != CompressionScheme::none) j["compression"] = compression_json(s);

@@ -42,8 +42,10 @@ struct PredictOptions {
 /// when one binds (MFU and HFU stay relative to the nominal peak), then the run and energy sections.
 Prediction predict(const Scenario& s, PredictOptions options = {});
 
-/// Full report: step keys (step_report_json) plus "run" and "energy" when present.
-nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool include_inputs = true);
+/// Full report: step keys (step_report_json) plus "run" and "energy" when present. Without
+/// `include_stages` the per-stage array is left out (sweep rows, which hold only scalars, never read it).
+nlohmann::json prediction_json(const Scenario& s, const Prediction& p, bool include_inputs = true,
+                               bool include_stages = true);
 std::string prediction_text(const Scenario& s, const Prediction& p);
 std::string prediction_csv(const Scenario& s, const Prediction& p);
 

@@ -167,7 +167,7 @@ std::string data_parallel_text(const Scenario& s, const DataParallelResult& d) {
   return out;
 }
 
-nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs) {
+nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs, bool include_stages) {
   nlohmann::json j;
   j["engine"] = r.engine;
   j["devices"] = r.devices;
@@ -217,22 +217,24 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
                              {"memoryx_capacity_bytes", x.memoryx_capacity.value()},
                              {"memoryx_fits", x.memoryx <= x.memoryx_capacity}};
   }
-  nlohmann::json stages = nlohmann::json::array();
-  for (const StageSummary& st : r.stages) {
-    stages.push_back({{"compute_s", st.compute.value()},
-                      {"recompute_s", st.recompute.value()},
-                      {"overlap_slowdown_s", st.overlap_slowdown.value()},
-                      {"tp_exposed_s", st.tp_exposed.value()},
-                      {"cp_exposed_s", st.cp_exposed.value()},
-                      {"pp_exposed_s", st.pp_exposed.value()},
-                      {"dp_exposed_s", st.dp_exposed.value()},
-                      {"ep_exposed_s", st.ep_exposed.value()},
-                      {"optimizer_s", st.optimizer.value()},
-                      {"bubble_s", st.bubble.value()},
-                      {"end_s", st.end.value()},
-                      {"memory_total_bytes", st.memory.total().value()}});
+  if (include_stages) {
+    nlohmann::json stages = nlohmann::json::array();
+    for (const StageSummary& st : r.stages) {
+      stages.push_back({{"compute_s", st.compute.value()},
+                        {"recompute_s", st.recompute.value()},
+                        {"overlap_slowdown_s", st.overlap_slowdown.value()},
+                        {"tp_exposed_s", st.tp_exposed.value()},
+                        {"cp_exposed_s", st.cp_exposed.value()},
+                        {"pp_exposed_s", st.pp_exposed.value()},
+                        {"dp_exposed_s", st.dp_exposed.value()},
+                        {"ep_exposed_s", st.ep_exposed.value()},
+                        {"optimizer_s", st.optimizer.value()},
+                        {"bubble_s", st.bubble.value()},
+                        {"end_s", st.end.value()},
+                        {"memory_total_bytes", st.memory.total().value()}});
+    }
+    j["stages"] = std::move(stages);
   }
-  j["stages"] = std::move(stages);
   if (r.data_parallel.mode != DpMode::allreduce) j["data_parallel"] = data_parallel_json(s, r.data_parallel);
   if (!s.stragglers.empty()) {
     // Link stragglers only act through contention, which the analytic engine does not model.

@@ -16,7 +16,8 @@
 namespace clustersim {
 
 /// The report as JSON. `include_inputs` echoes the scenario under "experiment".
-nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs = true);
+nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs = true,
+                                bool include_stages = true);
 
 /// Human-readable summary with units.
 std::string step_report_text(const Scenario& s, const StepResult& r);
