@@ -828,6 +828,15 @@ void erase_echoed_strings(const Case& c, std::string& text) {
         if (pos == 0 || text[pos - 1] == ' ') text.erase(pos, e.size());
         else pos += named.size();
       }
+      // A table prints a name as its first cell: the line's indentation, the name, two or more spaces
+      // ("  -inf         scattered   4 ..." in the multi-job table). Only there is the bare word erased.
+      const std::string cell = e + "  ";
+      for (auto pos = text.find(cell); pos != std::string::npos; pos = text.find(cell, pos)) {
+        std::size_t line = pos;
+        while (line > 0 && text[line - 1] == ' ') --line;
+        if (line == 0 || text[line - 1] == '\n') text.erase(pos, e.size());
+        else pos += cell.size();
+      }
       e = "\"" + e + "\"";
     }
     for (auto pos = text.find(e); pos != std::string::npos; pos = text.find(e, pos)) text.erase(pos, e.size());
