@@ -38,4 +38,19 @@ grep -q "^shard-1.log: seed 101: 10 cases, 8 ok, 0 refused, 2 findings, 10 disti
 head -n 1 "$out/c/shard-2.log" > "$out/old/shard-2.log"
 python3 "$root/tools/fuzz_campaign" --sum "$out/old" | grep -q "^shard-2.log: not finished; running from case 0" \
   || fail "a running shard is not reported as not finished"
+# --resume: a campaign stopped part-way (shard 2 ran 4 of its cases, then its run was killed) keeps its
+# finished shards and runs only shard 2's remaining cases; the sum is the whole campaign, each case once.
+mkdir "$out/r"
+cp "$out/c/shard-0.log" "$out/c/shard-1.log" "$out/r/"
+{ head -n 1 "$out/c/shard-2.log"; echo "4 cases (seed 102, first 0) in 1.0 s: 4 ok, 0 refused with a located message, 0 findings"; \
+  echo "distinct cases run: 4 (0 repeats of an earlier identical case counted with its outcome)"; echo "# exit -9"; \
+  head -n 1 "$out/c/shard-2.log" | sed 's/--cases 10 /--cases 6 /; s/--first 0 /--first 4 /'; } > "$out/r/shard-2.log"
+FAKE_FINDINGS=100:4 FAKE_HANGS=101:3,101:7 timeout 60 python3 "$root/tools/fuzz_campaign" --cases 30 --shards 3 \
+  --jobs 2 --seed 100 --nice 0 --poll 0.05 --fuzzer "$here/fake_config_fuzz.py" --out "$out/r" --resume > "$out/resume.txt"
+cat "$out/resume.txt"
+cmp "$out/c/shard-0.log" "$out/r/shard-0.log" || fail "a finished shard was run again"
+[ "$(grep "^# " "$out/r/shard-2.log" | grep -o -- "--first [0-9]*" | tr '\n' ' ')" = "--first 0 --first 4 --first 4 " ] \
+  || fail "shard 2 did not resume after its last tally"
+grep -q "^total: 30 cases (30 distinct) in 3 finished shards: 27 ok, 0 refused with a located message, 3 findings;" "$out/resume.txt" \
+  || fail "wrong total after --resume"
 echo PASS
