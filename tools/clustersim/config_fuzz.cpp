@@ -883,6 +883,14 @@ void erase_echoed_strings(const Case& c, std::string& text) {
         else pos += cell.size();
       }
       erase_csv_name_cells(e, text);
+      // Quoted inside a JSON string (a message that quotes the input: "reason": "accelerator \"NaN\" is
+      // not listed ..."): the escaped quotes are the quotes.
+      std::string escaped = "\\\"";
+      escaped += e;
+      escaped += "\\\"";
+      for (auto pos = text.find(escaped); pos != std::string::npos; pos = text.find(escaped, pos)) {
+        text.erase(pos, escaped.size());
+      }
       e = "\"" + e + "\"";
     }
     for (auto pos = text.find(e); pos != std::string::npos; pos = text.find(e, pos)) text.erase(pos, e.size());
