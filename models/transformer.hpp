@@ -4,6 +4,7 @@
 // Pure value type; the cost model (models/transformer_cost.hpp) derives FLOPs, bytes and memory from it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -93,11 +94,17 @@ struct TransformerSpec {
   }
   /// Value head dimension (= head_dim() except with MLA).
   [[nodiscard]] int v_head_dim() const { return mla.enabled() ? mla.v_head_dim : head_dim(); }
-  /// Transformer layers in [first, last) that are MoE layers.
+  /// Transformer layers in [first, last) that are MoE layers (is_moe_layer), in closed form: O(1) whatever
+  /// the layer count (a billion-layer model is refused by the work bounds, not counted layer by layer).
   [[nodiscard]] int moe_layers_in(int first, int last) const {
-    int n = 0;
-    for (int i = first; i < last; ++i) n += moe.is_moe_layer(i) ? 1 : 0;
-    return n;
+    if (!moe.enabled() || moe.layer_freq <= 0) return 0;
+    // Layers i >= first_dense_layers with (i - first_dense_layers) % layer_freq == 0: multiples of the
+    // frequency in [a, b) after the shift.
+    const std::int64_t f = moe.layer_freq;
+    const std::int64_t a = std::max<std::int64_t>(first, moe.first_dense_layers) - moe.first_dense_layers;
+    const std::int64_t b = static_cast<std::int64_t>(last) - moe.first_dense_layers;
+    if (b <= a) return 0;
+    return static_cast<int>((b + f - 1) / f - (a + f - 1) / f);
   }
 };
 

@@ -1,7 +1,11 @@
 #include "sim/config/catalog_entries.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "sim/config/cross_checks.hpp"
 #include "sim/config/reference_resolver.hpp"
 #include "sim/config/section_readers.hpp"
 #include "sim/config/sections.hpp"
@@ -52,8 +56,19 @@ NodeSpec load_node(Catalog& catalog, std::string_view name_or_path) {
 }
 
 ClusterSpec load_cluster(Catalog& catalog, std::string_view name_or_path) {
-  return load_entry(catalog, CatalogKind::clusters, kClusterSection, name_or_path,
-                    [](ObjectReader& r) { return read_cluster(r); });
+  return load_entry(catalog, CatalogKind::clusters, kClusterSection, name_or_path, [](ObjectReader& r) {
+    ClusterSpec c = read_cluster(r);
+    // A cluster read alone (topo, collective, calibrate-links) is bounded as an experiment's is by its
+    // cross-checks: over kMaxDevices its fabric is not derived (the device count would overflow), so it
+    // is refused here rather than reach the topology builders (fuzz seed 7021 case 306: an internal
+    // error for 2^31 - 1 TPU hosts).
+    const std::int64_t devices = std::int64_t{c.nodes} * c.node.devices_per_node;
+    if (c.pools.empty() && devices > kMaxDevices && !r.context().failed_at_or_below(r.pointer_of("nodes"))) {
+      r.error("nodes", fmt::format("{} nodes × {} devices = {} devices: more than the {} devices this tool models",
+                                   c.nodes, c.node.devices_per_node, devices, kMaxDevices));
+    }
+    return c;
+  });
 }
 
 TransformerSpec load_model(Catalog& catalog, std::string_view name_or_path) {

@@ -8,6 +8,7 @@
 #include <regex>
 #include <span>
 
+#include "sim/config/enum_names.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/config/object_reader.hpp"
 #include "sim/config/provenance.hpp"
@@ -18,23 +19,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 5> kPrecisions{"fp32", "tf32", "fp16", "bf16", "fp8"};
-constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"};
-constexpr std::array<std::string_view, 3> kSelective{"attention", "op", "layer"};
+// Defaults that are experiment values take their names from enum_names.hpp (the one list of each
+// enumeration): precision, recompute, selective_recompute, fp8_scaling, attention_kernel, model mlp/norm.
+// The lists below are the profile's own vocabulary (rules, and the record spellings "interleaved", "zb"
+// and "rope", which apply_profile maps to the experiment's).
+constexpr const auto& kPrecisions = kPrecisionChoices;
 constexpr std::array<std::string_view, 2> kOverlapScope{"forward-backward", "forward"};
-constexpr std::array<std::string_view, 3> kFp8Scaling{"delayed", "tensorwise", "rowwise"};
 constexpr std::array<std::string_view, 3> kWithTp{"off", "on", "with-tp"};
 constexpr std::array<std::string_view, 2> kMicroBatch{"one", "global-batch-per-replica"};
 constexpr std::array<std::string_view, 2> kDpCollective{"hierarchical", "flat-ring"};
-constexpr std::array<std::string_view, 3> kAttentionKernels{"flash-2", "flash-1", "triton-flash"};
 constexpr std::array<std::string_view, 4> kSchedules{"1f1b", "interleaved", "gpipe", "zb"};
 constexpr std::array<std::string_view, 6> kModelKeys{"mlp",         "norm",          "position",
                                                      "linear_bias", "tied_embeddings", "parallel_block"};
 
 constexpr std::array<std::string_view, 3> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle"};
 constexpr std::array<std::string_view, 1> kGlobalBatch{"micro-batch-times-dp"};
-constexpr std::array<std::string_view, 3> kMlp{"gelu", "swiglu", "relu"};
-constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
 constexpr std::array<std::string_view, 2> kPos{"learned", "rope"};
 
 constexpr Field choice_field(std::string_view key, std::string_view doc, std::span<const std::string_view> names) {
@@ -54,8 +53,8 @@ constexpr Section kGradientPrecisionSection{"profile-gradient-precision", "/defa
                                             kGradientPrecisionFields};
 
 constexpr Field kProfileModelFields[] = {
-    choice_field("mlp", "MLP kind of models the framework trains by default", kMlp),
-    choice_field("norm", "normalisation", kNorm),
+    choice_field("mlp", "MLP kind of models the framework trains by default", kMlpChoices),
+    choice_field("norm", "normalisation", kNormChoices),
     choice_field("position", "position encoding", kPos),
     {.key = "linear_bias", .kind = FieldKind::boolean, .doc = "biases in the linear layers"},
     {.key = "tied_embeddings", .kind = FieldKind::boolean, .doc = "input and output embeddings shared"},
@@ -68,13 +67,13 @@ constexpr Section kProfileModelSection{"profile-model", "/defaults/model", "arch
 
 constexpr Field kDefaultsFields[] = {
     choice_field("precision", "compute precision", kPrecisions),
-    choice_field("recompute", "activation recomputation", kRecompute),
-    choice_field("selective_recompute", "what selective recomputation re-runs (docs/model.md)", kSelective),
+    choice_field("recompute", "activation recomputation", kRecomputeChoices),
+    choice_field("selective_recompute", "what selective recomputation re-runs (docs/model.md)", kSelectivePolicyChoices),
     {.key = "selective_layer_interval",
      .kind = FieldKind::integer,
      .doc = "every k-th layer recomputed under selective_recompute layer",
      .ints = {.min = 1}},
-    choice_field("fp8_scaling", "FP8 scaling recipe (docs/model.md)", kFp8Scaling),
+    choice_field("fp8_scaling", "FP8 scaling recipe (docs/model.md)", kFp8ScalingChoices),
     choice_field("tp_comm_overlap_scope", "passes a TP overlap covers (docs/model.md)", kOverlapScope),
     {.key = "eager_elementwise",
      .kind = FieldKind::boolean,
@@ -84,7 +83,7 @@ constexpr Field kDefaultsFields[] = {
      .doc = "Q/K/V and gate/up as separate linear layers (training.separate_projections)"},
     {.key = "flash_attention", .kind = FieldKind::boolean, .doc = "fused attention"},
     choice_field("attention_kernel", "which fused attention kernel (training.attention_kernel)",
-                 kAttentionKernels),
+                 kAttentionKernelChoices),
     choice_field("sequence_parallel", "sequence parallelism (with-tp: when tp > 1)", kWithTp),
     choice_field("tp_comm_overlap", "TP communication overlap (with-tp: when tp > 1)", kWithTp),
     {.key = "zero_stage", .kind = FieldKind::integer, .doc = "ZeRO stage", .ints = {.min = 0, .max = 3}},

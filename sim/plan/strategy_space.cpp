@@ -107,7 +107,7 @@ std::vector<Strategy> enumerate_strategies(const Scenario& base, const SearchBou
             if (kind == ScheduleKind::interleaved_1f1b) {
               if (pp == 1) continue;
               for (int vp : divisors(m.layers / pp)) {
-                if (vp > 1) add_training_choices(base, b, l, kind, vp, out);
+                if (vp > 1 && vp <= b.max_vp) add_training_choices(base, b, l, kind, vp, out);
               }
             } else {
               add_training_choices(base, b, l, kind, 1, out);

@@ -24,6 +24,9 @@ struct SearchBounds {
   std::vector<int> node_counts;  // empty: the experiment's node count
   bool tp_beyond_node = false;   // allow tp > devices per node
   int max_cp = 8;
+  // Largest interleaving depth searched: each chunk costs the memory estimate and the schedule walk, so an
+  // unbounded vp (every divisor of layers/pp: a billion-layer model) made one estimate O(layers).
+  int max_vp = 64;
   bool vary_sequence_parallel = true;
   std::vector<Recompute> recompute{Recompute::none, Recompute::selective, Recompute::full};
   std::vector<int> zero_stages{0, 1, 2, 3};

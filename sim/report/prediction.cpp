@@ -54,7 +54,7 @@ void run_engine(const Scenario& s, const PredictOptions& options, Prediction& p)
 Prediction predict(const Scenario& s, PredictOptions options) {
   Prediction p;
   run_engine(s, options, p);
-  add_run_section(s, p, options.on_trials);
+  add_run_section(s, p, options.on_trials, options.trials);
   add_energy_section(s, p, options.text);
   return p;
 }

@@ -16,6 +16,10 @@
 #include "sim/engine/step_result.hpp"
 #include "sim/run/run_result.hpp"
 
+namespace clustersim::run {
+class TrialStore;  // sim/run/run_model.hpp
+}  // namespace clustersim::run
+
 namespace clustersim {
 
 struct Prediction {
@@ -36,6 +40,9 @@ struct PredictOptions {
   flow::Fidelity fidelity = flow::Fidelity::phase;  // engine "flow": collectives per phase or every step
   /// Monte Carlo trials of the run section as they finish (done, total); may be empty. Changes no figure.
   std::function<void(std::uint64_t done, std::uint64_t total)> on_trials = {};
+  /// Keeps the run section's finished Monte Carlo trials and supplies those of an interrupted run (a
+  /// checkpoint file: `run --checkpoint`); may be null. Changes no figure.
+  run::TrialStore* trials = nullptr;
 };
 
 /// Runs the scenario's engine ("analytic" or "flow") on the scenario, slowed by its energy.power_cap

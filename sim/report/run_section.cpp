@@ -246,12 +246,13 @@ std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r) {
 }
 
 void add_run_section(const Scenario& s, Prediction& p,
-                     const std::function<void(std::uint64_t done, std::uint64_t total)>& on_trials) {
+                     const std::function<void(std::uint64_t done, std::uint64_t total)>& on_trials,
+                     run::TrialStore* trials) {
   if (!s.run) return;
   const run::JobShape job = job_shape_of(s, p.step);
   run::RunResult result;
   try {
-    result = run::evaluate_run(*s.run, job, on_trials);
+    result = run::evaluate_run(*s.run, job, on_trials, trials);
   } catch (const SpecError& e) {
     // The run model names RunSpec members; the checks it makes here (interval vs checkpoint write and
     // step time) concern the experiment's own run section.

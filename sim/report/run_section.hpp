@@ -24,6 +24,7 @@
 #include "sim/engine/step_result.hpp"
 #include "sim/report/prediction.hpp"
 #include "sim/run/job_shape.hpp"
+#include "sim/run/run_model.hpp"
 #include "sim/run/run_result.hpp"
 #include "sim/scenario/run_spec.hpp"
 
@@ -49,8 +50,10 @@ std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r);
 /// Fills p.run, p.run_json and p.run_text when s.run is present; does nothing otherwise.
 /// Throws ConfigError when the run spec does not fit the job (checkpoint interval shorter than the
 /// checkpoint write or than one step), naming the experiment file and the JSON pointer.
-/// `on_trials` (may be empty) sees the Monte Carlo trials as they finish (run::evaluate_run).
+/// `on_trials` (may be empty) sees the Monte Carlo trials as they finish (run::evaluate_run); `trials`
+/// (may be null) keeps finished trials and supplies those of an interrupted evaluation (run::TrialStore).
 void add_run_section(const Scenario& s, Prediction& p,
-                     const std::function<void(std::uint64_t done, std::uint64_t total)>& on_trials = {});
+                     const std::function<void(std::uint64_t done, std::uint64_t total)>& on_trials = {},
+                     run::TrialStore* trials = nullptr);
 
 }  // namespace clustersim

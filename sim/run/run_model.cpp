@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/core/diagnostics.hpp"
 
@@ -32,7 +33,11 @@ RunResult simulate_run(const RunPlan& plan, std::uint64_t seed, int trials, Tria
   const double kept_full_width = useful * plan.straggler_slowdown;
   LostTime sum;
   for (int i = 0; i < trials; ++i) {
-    TrialOutcome t = simulate_trial(plan, seed, static_cast<std::uint64_t>(i));
+    const auto index = static_cast<std::uint64_t>(i);
+    std::optional<TrialOutcome> kept;
+    if (counter != nullptr && counter->store != nullptr) kept = counter->store->find(counter->group, index);
+    TrialOutcome t = kept ? *kept : simulate_trial(plan, seed, index);
+    if (!kept && counter != nullptr && counter->store != nullptr) counter->store->keep(counter->group, index, t);
     const double wall = t.wall().value();
     walls.push_back(wall);
     goodputs.push_back(wall > 0 ? useful / wall : 1.0);
@@ -93,8 +98,11 @@ std::vector<Seconds> what_if_intervals(const RunSpec& spec, const JobShape& job)
 std::vector<WhatIfRow> what_if_table(const RunSpec& spec, const JobShape& job, TrialCounter* counter) {
   const std::vector<Seconds> intervals = what_if_intervals(spec, job);
   std::vector<WhatIfRow> rows;
+  std::uint32_t group = 0;
   for (const Seconds interval : intervals) {
     for (const CheckpointMode mode : {CheckpointMode::sync, CheckpointMode::async}) {
+      ++group;  // the row's trials in a TrialStore: group 1 + row
+      if (counter != nullptr) counter->group = group;
       RunSpec s = spec;
       s.checkpoint.interval = interval;
       s.checkpoint.mode = mode;
@@ -110,15 +118,16 @@ std::vector<WhatIfRow> what_if_table(const RunSpec& spec, const JobShape& job, T
 }
 
 RunResult evaluate_run(const RunSpec& spec, const JobShape& job,
-                       const std::function<void(std::uint64_t done, std::uint64_t total)>& progress) {
+                       const std::function<void(std::uint64_t done, std::uint64_t total)>& progress,
+                       TrialStore* store) {
   const RunPlan plan = make_run_plan(spec, job);
-  TrialCounter counter{progress, 0, 0};
+  TrialCounter counter{progress, 0, 0, store, 0};
   if (progress) {
     // Each what-if row is an interval in sync and in async mode (rows whose spec is invalid run none).
     counter.total = static_cast<std::uint64_t>(spec.trials) +
                     2 * what_if_intervals(spec, job).size() * static_cast<std::uint64_t>(spec.what_if_trials);
   }
-  TrialCounter* c = progress ? &counter : nullptr;
+  TrialCounter* c = progress || store != nullptr ? &counter : nullptr;
   RunResult r = simulate_run(plan, spec.seed, spec.trials, c);
   r.what_if = what_if_table(spec, job, c);
   if (progress) progress(counter.total, counter.total);

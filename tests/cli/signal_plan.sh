@@ -8,23 +8,12 @@ cli=$1
 sig=$2
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
-defaults=""
-if env --default-signal=INT true 2>/dev/null; then defaults="--default-signal=INT,TERM"; fi
+. "$(dirname "$0")/interrupt.sh"
 set -- plan llama3-405b-h100-16k --threads 1 --format json
 "$cli" "$@" > "$dir/single.json" 2>/dev/null
-env $defaults "$cli" "$@" --checkpoint "$dir/plan.ckpt" > /dev/null 2>&1 &
-pid=$!
-i=0
-while [ "$(cat "$dir/plan.ckpt" 2>/dev/null | wc -l)" -lt 100 ] && [ $i -lt 1200 ]; do
-  sleep 0.05
-  i=$((i + 1))
-done
-kill -s "$sig" "$pid" 2>/dev/null || true
-status=0
-wait "$pid" || status=$?
-kept=$(($(wc -l < "$dir/plan.ckpt") - 1))
-stopped=$status
-if [ "$status" -eq 0 ]; then
+interrupt_after "$dir/plan.ckpt" 100 "$sig" "$cli" "$@" --checkpoint "$dir/plan.ckpt" > /dev/null 2>&1
+kept=$((kept_lines - 1))
+if [ "$interrupted_status" -eq 0 ]; then
   echo "the search finished before SIG$sig ($kept strategies in the checkpoint): nothing was interrupted" >&2
   exit 1
 fi
@@ -35,4 +24,4 @@ cmp "$dir/single.json" "$dir/resumed.json"
 status=0
 "$cli" plan gpt2-1b-a100-8gpu --checkpoint "$dir/plan.ckpt" --resume > /dev/null 2>"$dir/log" || status=$?
 [ "$status" -eq 2 ] && grep -q -- "--resume: .*is not a checkpoint of this search" "$dir/log" || { cat "$dir/log" >&2; exit 1; }
-echo "SIG$sig after $kept strategies (exit $stopped); resumed, identical to one search"
+echo "SIG$sig after $kept strategies (exit $interrupted_status); resumed, identical to one search"

@@ -94,6 +94,12 @@ TEST_CASE("bad energy inputs are reported with their JSON pointers") {
     INFO(all(ds));
     CHECK(has_diagnostic(ds, "/energy/pue", "PUE must be >= 1"));
   }
+  SECTION("PUE and carbon intensity over their bounds (1e308 made the cluster power infinite)") {
+    const auto ds = diags(R"({"pue": 1e308, "carbon_intensity": "1e29 gCO2e/kWh"})");
+    INFO(all(ds));
+    CHECK(has_diagnostic(ds, "/energy/pue", "over the bound of 10"));
+    CHECK(has_diagnostic(ds, "/energy/carbon_intensity", "over the bound of 100000"));
+  }
   SECTION("idle power above TDP") {
     const auto ds = diags(R"({"device": {"idle": "800 W"}})");
     INFO(all(ds));

@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/config/enum_names.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/config/framework_profile.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -384,6 +388,60 @@ TEST_CASE("profiles are read strictly: unknown keys, missing citations and overl
     write("b", other);
     CHECK(problem().find("overlap profile a") != std::string::npos);
   }
+  std::filesystem::remove_all(root);
+}
+
+TEST_CASE("a profile accepts every value of each enumeration it defaults (the names of enum_names.hpp)") {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() / "clustersim-profile-enums";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "profiles");
+  // key -> (every name the experiment accepts, where the reader puts it)
+  using Get = std::function<std::optional<std::string>(const config::FrameworkProfile&)>;
+  const auto model = [](const char* key) {
+    return Get([key](const config::FrameworkProfile& p) -> std::optional<std::string> {
+      if (!p.model.contains(key)) return std::nullopt;
+      return p.model.at(key).get<std::string>();
+    });
+  };
+  const std::vector<std::tuple<std::string, std::vector<std::string_view>, Get>> keys = {
+      {"precision", {config::kPrecisionChoices.begin(), config::kPrecisionChoices.end()},
+       [](const config::FrameworkProfile& p) { return p.precision; }},
+      {"recompute", {config::kRecomputeChoices.begin(), config::kRecomputeChoices.end()},
+       [](const config::FrameworkProfile& p) { return p.recompute; }},
+      {"selective_recompute", {config::kSelectivePolicyChoices.begin(), config::kSelectivePolicyChoices.end()},
+       [](const config::FrameworkProfile& p) { return p.selective_recompute; }},
+      {"fp8_scaling", {config::kFp8ScalingChoices.begin(), config::kFp8ScalingChoices.end()},
+       [](const config::FrameworkProfile& p) { return p.fp8_scaling; }},
+      {"attention_kernel", {config::kAttentionKernelChoices.begin(), config::kAttentionKernelChoices.end()},
+       [](const config::FrameworkProfile& p) { return p.attention_kernel; }},
+      {"model/mlp", {config::kMlpChoices.begin(), config::kMlpChoices.end()}, model("mlp")},
+      {"model/norm", {config::kNormChoices.begin(), config::kNormChoices.end()}, model("norm")},
+  };
+  std::size_t checked = 0;
+  for (const auto& [key, names, get] : keys) {
+    for (const std::string_view name : names) {
+      json doc = {{"name", "a"},
+                  {"frameworks", {"torchtitan"}},
+                  {"dates", {{"from", "2024-01"}, {"to", "2024-12"}}},
+                  {"defaults", json::object()},
+                  {"sources", json::object()}};
+      const auto slash = key.find('/');
+      if (slash == std::string::npos) {
+        doc["defaults"][key] = name;
+        doc["sources"][key] = "a citation";
+      } else {
+        doc["defaults"]["model"][key.substr(slash + 1)] = name;
+        doc["sources"]["model"] = "a citation";
+      }
+      std::ofstream(root / "profiles" / "a.json") << doc.dump();
+      INFO(key << " = " << name);
+      const std::vector<config::FrameworkProfile> profiles = config::read_framework_profiles({{root}});
+      REQUIRE(profiles.size() == 1);
+      CHECK(get(profiles.front()) == std::optional<std::string>(std::string(name)));
+      ++checked;
+    }
+  }
+  CHECK(checked >= 20);  // blockwise among them: the profile's own list once lacked it
   std::filesystem::remove_all(root);
 }
 

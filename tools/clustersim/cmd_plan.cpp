@@ -38,6 +38,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     int threads = 0;
     bool tp_beyond_node = false;
     int max_cp = 8;
+    int max_vp = 64;
     bool explore = false;
     std::string trust_error = "25%";
     double max_cost = 1.0;
@@ -67,6 +68,8 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
   app.add_flag("--allow-tp-beyond-node", opt->tp_beyond_node, "let tensor parallelism span nodes");
   app.add_option("--max-cp", opt->max_cp, "largest context-parallel degree searched")
       ->check(CLI::PositiveNumber);
+  app.add_option("--max-vp", opt->max_vp, "largest interleaving depth (virtual pipeline stages) searched")
+      ->check(CLI::PositiveNumber);
   add_max_cost_option(app, opt->max_cost);
   auto* checkpoint =
       app.add_option("--checkpoint", opt->checkpoint,
@@ -93,6 +96,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     o.objective = plan::parse_objective(opt->objective);
     o.bounds.tp_beyond_node = opt->tp_beyond_node;
     o.bounds.max_cp = opt->max_cp;
+    o.bounds.max_vp = opt->max_vp;
     const int per_node = base.cluster.node.devices_per_node;
     if (opt->devices > 0) o.bounds.node_counts = plan::node_counts_for(opt->devices, false, per_node);
     if (opt->max_devices > 0) {
@@ -126,6 +130,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
       std::string key = config::scenario_to_json(base).dump();
       key += fmt::format("|{}|{}|{}|{}|{}|{}", opt->objective, opt->devices, opt->max_devices, opt->min_devices,
                          opt->max_cp, opt->tp_beyond_node);
+      if (opt->max_vp != 64) key += fmt::format("|vp{}", opt->max_vp);  // default: as before the option
       std::uint64_t h = 0xcbf29ce484222325ULL;
       for (const char ch : key) {
         h ^= static_cast<unsigned char>(ch);

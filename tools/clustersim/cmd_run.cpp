@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <optional>
 #include <stdexcept>
 
@@ -12,6 +14,7 @@
 #include "paths.hpp"
 #include "progress.hpp"
 #include "sim/config/experiment_loader.hpp"
+#include "sim/config/scenario_json.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/contention_report.hpp"
 #include "sim/engine/flow/scenario_options.hpp"
@@ -22,6 +25,7 @@
 #include "sim/report/run_section.hpp"
 #include "sim/report/trace.hpp"
 #include "sim/scenario/work_bounds.hpp"
+#include "trial_checkpoint.hpp"
 #include "work_limits.hpp"
 
 namespace clustersim::cli {
@@ -78,6 +82,8 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     std::string fidelity = "phase";
     double max_cost = 1.0;
     bool estimate = false;
+    std::string checkpoint;
+    bool resume = false;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("experiment", opt->experiment, "experiment file, or a name from configs/experiments")
@@ -94,6 +100,13 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
                "print roughly how long the run would take (CPU time) and its peak memory, from the cost "
                "model of docs/limits.md, and exit without running it");
   add_max_cost_option(app, opt->max_cost);
+  auto* checkpoint = app.add_option(
+      "--checkpoint", opt->checkpoint,
+      "append each finished Monte Carlo trial of the run section to this file, so that a run stopped by a "
+      "signal keeps them (docs/limits.md)");
+  app.add_flag("--resume", opt->resume,
+               "read the --checkpoint file of an interrupted run and simulate only the trials it lacks")
+      ->needs(checkpoint);
   return [opt, &global]() {
     std::optional<OutputStream> trace;  // opened before the simulation: a bad path costs nothing
     if (!opt->trace.empty()) trace.emplace(opt->trace);
@@ -114,6 +127,27 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
       return 0;
     }
     check_work(s, opt->max_cost);
+    // The Monte Carlo's trial checkpoint, opened (and, with --resume, checked) before any work.
+    std::optional<TrialCheckpoint> trials;
+    if (!opt->checkpoint.empty()) {
+      if (!s.run || !s.jobs.empty()) {
+        throw ConfigError("<command line>", "--checkpoint",
+                          !s.run ? "the experiment has no run section: there are no Monte Carlo trials to keep"
+                                 : "an experiment with jobs runs no Monte Carlo: there are no trials to keep");
+      }
+      // What decides the trials: the scenario as read, the experiment file's text (its run section), every
+      // --set, the engine and its fidelity. A checkpoint written for other ones is refused at --resume.
+      std::string key = config::scenario_to_json(s).dump();
+      if (!s.source_file.empty()) {
+        std::ifstream in(s.source_file, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        key += "|" + text.str();
+      }
+      for (const std::string& set : opt->sets) key += "|" + set;
+      key += "|" + s.engine + "|" + opt->fidelity;
+      trials.emplace(opt->checkpoint, opt->resume, fingerprint_of(key));
+    }
     // A flow-engine step has no count to report: on a terminal, elapsed time against the estimate.
     std::optional<ElapsedLine> flow_line;
     if (s.engine == "flow" || (!s.jobs.empty() && work.flow)) {
@@ -123,6 +157,7 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
     if (!s.jobs.empty()) return run_jobs_command(s, opt->format, opt->fidelity, trace, flow_line);
     PredictOptions po;
     po.fidelity = opt->fidelity == "exact" ? flow::Fidelity::exact : flow::Fidelity::phase;
+    if (trials) po.trials = &*trials;
     // The run section's Monte Carlo: a progress line on a terminal once it has run for a second;
     // silent when stderr is piped.
     if (s.run && stderr_is_terminal()) {
@@ -137,6 +172,12 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
       }
     }();
     flow_line.reset();
+    if (trials) {
+      trials->finish();
+      if (opt->resume) {
+        std::fprintf(stderr, "resumed %zu finished trials from %s\n", trials->reused(), opt->checkpoint.c_str());
+      }
+    }
     const std::optional<flow::FlowRun>& fr = p.flow;
     if (opt->format == "json") {
       nlohmann::json j = prediction_json(s, p);

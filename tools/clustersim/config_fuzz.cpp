@@ -687,6 +687,7 @@ class Driver {
         if (fs::exists(dir / f)) text += slurp(dir / f);
       }
       const std::string& cmd = c.args[0];
+      erase_echoed_strings(c, text);  // before the sweep's row filter: a CSV header names the columns
       if (cmd == "sweep") {  // rows quote invalid input values in their reason; judge ok rows only
         std::string rows;
         std::istringstream lines(text);
@@ -696,7 +697,6 @@ class Driver {
         text = rows;
       }
       if (cmd == "compare" || cmd == "merge" || cmd == "schema" || cmd == "explain") text.clear();
-      erase_echoed_strings(c, text);
       const auto at = non_finite(text);
       if (at != std::string::npos) {
         return {"finding", "exit " + std::to_string(rc) + " with a non-finite number: ..." +
@@ -794,6 +794,51 @@ std::string describe(const Case& c) {
   return s;
 }
 
+// Splits a CSV line into cells (double-quoted cells may hold commas) with their [begin, end) offsets.
+std::vector<std::pair<std::size_t, std::size_t>> csv_cells(const std::string& line) {
+  std::vector<std::pair<std::size_t, std::size_t>> cells;
+  std::size_t begin = 0;
+  bool quoted = false;
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    if (i < line.size() && line[i] == '"') quoted = !quoted;
+    if (i == line.size() || (line[i] == ',' && !quoted)) {
+      cells.emplace_back(begin, i);
+      begin = i + 1;
+    }
+  }
+  return cells;
+}
+
+// A CSV report prints a name bare in its "name" column ("name" or "….name" in the header line above):
+// a cell there equal to `word` is erased. A header is a line of two or more cells of identifier
+// characters ('.', '_', letters, digits).
+void erase_csv_name_cells(const std::string& word, std::string& text) {
+  std::vector<std::string> header;
+  std::string out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto cells = csv_cells(line);
+    const bool is_header = cells.size() >= 2 && std::all_of(line.begin(), line.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_' || ch == '.' || ch == ',';
+    });
+    if (is_header) {
+      header.clear();
+      for (const auto& [b, e] : cells) header.push_back(line.substr(b, e - b));
+    } else if (cells.size() == header.size()) {
+      for (std::size_t k = cells.size(); k-- > 0;) {
+        const std::string& h = header[k];
+        const bool name_column = h == "name" || (h.size() > 5 && h.compare(h.size() - 5, 5, ".name") == 0);
+        if (name_column && line.compare(cells[k].first, cells[k].second - cells[k].first, word) == 0) {
+          line.erase(cells[k].first, cells[k].second - cells[k].first);
+        }
+      }
+    }
+    out += line;
+    out += '\n';
+  }
+  text = out;
+}
+
 void erase_echoed_strings(const Case& c, std::string& text) {
   std::vector<std::string> echoed;
   const auto collect = [&echoed](const std::string& src) {
@@ -827,6 +872,24 @@ void erase_echoed_strings(const Case& c, std::string& text) {
       for (auto pos = text.find(named); pos != std::string::npos; pos = text.find(named, pos)) {
         if (pos == 0 || text[pos - 1] == ' ') text.erase(pos, e.size());
         else pos += named.size();
+      }
+      // A table prints a name as its first cell: the line's indentation, the name, two or more spaces
+      // ("  -inf         scattered   4 ..." in the multi-job table). Only there is the bare word erased.
+      const std::string cell = e + "  ";
+      for (auto pos = text.find(cell); pos != std::string::npos; pos = text.find(cell, pos)) {
+        std::size_t line = pos;
+        while (line > 0 && text[line - 1] == ' ') --line;
+        if (line == 0 || text[line - 1] == '\n') text.erase(pos, e.size());
+        else pos += cell.size();
+      }
+      erase_csv_name_cells(e, text);
+      // Quoted inside a JSON string (a message that quotes the input: "reason": "accelerator \"NaN\" is
+      // not listed ..."): the escaped quotes are the quotes.
+      std::string escaped = "\\\"";
+      escaped += e;
+      escaped += "\\\"";
+      for (auto pos = text.find(escaped); pos != std::string::npos; pos = text.find(escaped, pos)) {
+        text.erase(pos, escaped.size());
       }
       e = "\"" + e + "\"";
     }
