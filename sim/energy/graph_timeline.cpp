@@ -73,13 +73,11 @@ class CoverWriter {
   std::vector<StateInterval>& out_;
 };
 
-// The cover of one stage by merging its two ordered streams: the compute stream (whose states all take
-// precedence over communication) and the data-parallel channel (communication). Time in neither is
-// waiting. Returns false, leaving `out` unspecified, when a stream is not in order (the caller then
-// resolves the general way).
-template <class Writer>
-bool merge_streams_into(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
-                        double end_of_step, Writer& w) {
+// The data-parallel channel's busy intervals of stage `st`, clamped to the step, empty ones dropped; null
+// when they are not in order (the callers then resolve the general way). One buffer per thread, valid until
+// the next call on that thread.
+const std::vector<std::pair<double, double>>* dp_intervals(const StepGraph& g, const std::vector<NodeTiming>& timing,
+                                                          std::size_t st, double end_of_step) {
   static thread_local std::vector<std::pair<double, double>> dp;
   dp.clear();
   for (int id : g.order[st][static_cast<std::size_t>(Resource::dp_channel)]) {
@@ -87,9 +85,22 @@ bool merge_streams_into(const StepGraph& g, const std::vector<NodeTiming>& timin
     const double a = std::clamp(t.start.value(), 0.0, end_of_step);
     const double b = std::clamp(t.end.value(), 0.0, end_of_step);
     if (b <= a) continue;
-    if (!dp.empty() && a < dp.back().second) return false;
+    if (!dp.empty() && a < dp.back().second) return nullptr;
     dp.emplace_back(a, b);
   }
+  return &dp;
+}
+
+// The cover of one stage by merging its two ordered streams: the compute stream (whose states all take
+// precedence over communication) and the data-parallel channel (communication). Time in neither is
+// waiting. Returns false, leaving `out` unspecified, when a stream is not in order (the caller then
+// resolves the general way).
+template <class Writer>
+bool merge_streams_into(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
+                        double end_of_step, Writer& w) {
+  const std::vector<std::pair<double, double>>* dp_in_order = dp_intervals(g, timing, st, end_of_step);
+  if (dp_in_order == nullptr) return false;
+  const std::vector<std::pair<double, double>>& dp = *dp_in_order;
   double cursor = 0.0;
   std::size_t j = 0;
   // Cover [cursor, until) where the compute stream is idle: the data-parallel channel, else waiting.
@@ -146,16 +157,9 @@ struct OpSplit {
 bool stage_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st, double end_of_step,
                   const std::vector<OpSplit>& splits, const std::array<bool, kDeviceStateCount>& is_top,
                   PerState<Seconds>& time, std::vector<std::pair<double, double>>& top) {
-  static thread_local std::vector<std::pair<double, double>> dp;
-  dp.clear();
-  for (int id : g.order[st][static_cast<std::size_t>(Resource::dp_channel)]) {
-    const NodeTiming& t = timing[static_cast<std::size_t>(id)];
-    const double a = std::clamp(t.start.value(), 0.0, end_of_step);
-    const double b = std::clamp(t.end.value(), 0.0, end_of_step);
-    if (b <= a) continue;
-    if (!dp.empty() && a < dp.back().second) return false;
-    dp.emplace_back(a, b);
-  }
+  const std::vector<std::pair<double, double>>* dp_in_order = dp_intervals(g, timing, st, end_of_step);
+  if (dp_in_order == nullptr) return false;
+  const std::vector<std::pair<double, double>>& dp = *dp_in_order;
   double total[kDeviceStateCount] = {};
   for (DeviceState s : kAllDeviceStates) total[state_index(s)] = time[s].value();
   bool open = false;
