@@ -811,16 +811,25 @@ std::vector<std::pair<std::size_t, std::size_t>> csv_cells(const std::string& li
 
 // A CSV report prints a name bare in its "name" column ("name" or "….name" in the header line above):
 // a cell there equal to `word` is erased. A header is a line of two or more cells of identifier
-// characters ('.', '_', letters, digits).
+// characters ('.', '_', letters, digits), each starting with a letter or '_'.
 void erase_csv_name_cells(const std::string& word, std::string& text) {
   std::vector<std::string> header;
   std::string out;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     const auto cells = csv_cells(line);
-    const bool is_header = cells.size() >= 2 && std::all_of(line.begin(), line.end(), [](char ch) {
-      return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_' || ch == '.' || ch == ',';
-    });
+    // Every cell an identifier starting with a letter or '_': a row of figures has a cell starting with a
+    // digit (a row with no negative number is made of the same characters as a header).
+    const bool is_header =
+        cells.size() >= 2 &&
+        std::all_of(line.begin(), line.end(),
+                    [](char ch) {
+                      return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_' || ch == '.' || ch == ',';
+                    }) &&
+        std::all_of(cells.begin(), cells.end(), [&line](const std::pair<std::size_t, std::size_t>& cell) {
+          return cell.second > cell.first &&
+                 (std::isalpha(static_cast<unsigned char>(line[cell.first])) != 0 || line[cell.first] == '_');
+        });
     if (is_header) {
       header.clear();
       for (const auto& [b, e] : cells) header.push_back(line.substr(b, e - b));
