@@ -891,6 +891,12 @@ void erase_echoed_strings(const Case& c, std::string& text) {
         if (line == 0 || text[line - 1] == '\n') text.erase(pos, e.size());
         else pos += cell.size();
       }
+      // `topo` heads its summary with the cluster's name at the start of a line: "NAME: 1 nodes x 8 devices".
+      const std::string headed = e + ": ";
+      for (auto pos = text.find(headed); pos != std::string::npos; pos = text.find(headed, pos)) {
+        if (pos == 0 || text[pos - 1] == '\n') text.erase(pos, e.size());
+        else pos += headed.size();
+      }
       erase_csv_name_cells(e, text);
       // Quoted inside a JSON string (a message that quotes the input: "reason": "accelerator \"NaN\" is
       // not listed ..."): the escaped quotes are the quotes.
