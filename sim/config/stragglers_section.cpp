@@ -89,7 +89,9 @@ constexpr Field kFlowFields[] = {
          "nodes under one leaf switch group of the flow engine's two-level fat-tree (a DGX SuperPOD scalable "
          "unit is 32); each group's uplink carries its NICs' bandwidth / network.oversubscription",
      .fallback = "32",
-     .ints = {.min = 1}},
+     // At most 2^24 (the largest cluster read alone): a group larger than the cluster is one group, and
+     // the group count (nodes + leaf_nodes - 1) / leaf_nodes stays within int.
+     .ints = {.min = 1, .max = 1 << 24}},
     {.key = "symmetry_reduction",
      .kind = FieldKind::boolean,
      .doc =
