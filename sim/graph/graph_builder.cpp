@@ -285,13 +285,15 @@ StepGraph build_step_graph(const Scenario& s) {
   // the computation and communication within a pair of individual forward and backward chunks"); the
   // chunks dualpipe.py runs on their own (warm-up, cool-down, step 5's lone B) have nothing to hide their
   // dispatch and combine under, so they are costed with the all-to-alls exposed and the SMs free.
+  // OpCostModel keeps a reference to its scenario: `alone` lives as long as `lone` (declared before it).
+  std::optional<Scenario> alone;
   std::optional<OpCostModel> lone;
   if (g.schedule.kind == ScheduleKind::dualpipe && s.model.moe.enabled() &&
       par.moe_overlap == MoeOverlap::compute) {
-    Scenario alone = s;
-    alone.parallelism.moe_overlap = MoeOverlap::none;
-    alone.parallelism.ep_comm_sms_reserved = false;
-    lone.emplace(alone);
+    alone.emplace(s);
+    alone->parallelism.moe_overlap = MoeOverlap::none;
+    alone->parallelism.ep_comm_sms_reserved = false;
+    lone.emplace(*alone);
   }
   g.p2p_time = model.p2p_time();
   g.moe_all_to_all = model.moe_dispatch_time();
