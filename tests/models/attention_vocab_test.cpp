@@ -121,10 +121,13 @@ TEST_CASE("vocab-1 / vocab-2: the activation transfers run under the chunk's ker
   // issued asynchronously on side streams while the transformer passes run.
   const int layers = 32 / 8;
   const ChunkRole role{.layers = layers, .vocab_share = 1.0 / 8};
-  const OpCostModel v1(vocab_pipeline(VocabParallel::vocab_1));
-  const OpCostModel v2(vocab_pipeline(VocabParallel::vocab_2));
-  const OpCostModel il(vocab_pipeline(VocabParallel::interlaced));
-  const OpCostModel none(vocab_pipeline(VocabParallel::none));
+  // OpCostModel keeps a reference to its scenario: the scenarios outlive the models.
+  const Scenario s1 = vocab_pipeline(VocabParallel::vocab_1), s2 = vocab_pipeline(VocabParallel::vocab_2);
+  const Scenario si = vocab_pipeline(VocabParallel::interlaced), sn = vocab_pipeline(VocabParallel::none);
+  const OpCostModel v1(s1);
+  const OpCostModel v2(s2);
+  const OpCostModel il(si);
+  const OpCostModel none(sn);
   const ChunkCosts c1 = v1.chunk_costs(role);
   const ChunkCosts c2 = v2.chunk_costs(role);
   CHECK(c1.forward.overlap_slowdown.value() > 0);
