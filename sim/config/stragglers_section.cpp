@@ -233,7 +233,8 @@ bool same_link(const LinkSlowdown& a, const LinkSlowdown& b) {
 
 void expand_links(Scenario& s, ReadContext& ctx) {
   const ClusterSpec& c = s.cluster;
-  const int leaves = (c.nodes + s.flow.leaf_nodes - 1) / s.flow.leaf_nodes;
+  // Rounded up without forming nodes + leaf_nodes - 1 (an int overflow for a cluster of 2^31 - 1 nodes).
+  const int leaves = c.nodes / s.flow.leaf_nodes + (c.nodes % s.flow.leaf_nodes != 0 ? 1 : 0);
   std::vector<LinkSlowdown> out;
   auto add = [&](LinkSlowdown l) {
     for (const LinkSlowdown& o : out) {
