@@ -60,6 +60,23 @@ TEST_CASE("FP8 speed-up of an 8192^3 GEMM with its input casts on H100 lies with
   CHECK(speedup < 1.7);
 }
 
+// Blackwell entries carry the H100's GEMM ceiling (fitted on BF16 records) scaled by one public table of
+// measured matmul ceilings (stas00/ml-engineering 744d01e, compute/accelerator/README.md, "Maximum Achievable
+// Matmul FLOPS comparison table", BF16): H100 SXM 794.5, B200 SXM 1,745.0, GB200 SXM 1,822.0 TFLOP/s. Without
+// the scaling the model's ratios would be the dense-peak ratios, 2.28x and 2.53x.
+TEST_CASE("large BF16 GEMMs on B200 and GB200 run at the measured matmul-ceiling ratios to H100, not the peak ratios") {
+  const DeviceSpec h100 = device("h100-sxm5-80gb");
+  const double n = 16384;
+  const Kernel g = gemm_kernel("bf16", n, n, n, Precision::bf16, 2);
+  const auto ratio = [&](const char* name) { return seconds_per_flop(h100, g) / seconds_per_flop(device(name), g); };
+  INFO(fmt::format("B200 / H100 {:.3f}x (measured {:.3f}x); GB200 / H100 {:.3f}x (measured {:.3f}x)", ratio("b200"),
+                   1745.0 / 794.5, ratio("gb200"), 1822.0 / 794.5));
+  CHECK(ratio("b200") == Approx(1745.0 / 794.5).epsilon(0.015));
+  CHECK(ratio("gb200") == Approx(1822.0 / 794.5).epsilon(0.015));
+  // GB200 runs matmuls only about 4 % faster than B200 although its dense peak is 11 % higher.
+  CHECK(ratio("gb200") / ratio("b200") < 1.06);
+}
+
 TEST_CASE("FP8 training runs only the linear layers in FP8: attention and the LM head stay BF16") {
   TransformerSpec m = gpt(1, 4096, 32, 4096);
   LayerShape shape;
