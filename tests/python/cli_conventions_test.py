@@ -79,8 +79,9 @@ def test_help_lists_globals_and_exit_codes():
         assert r.returncode == 0, (args, r.stderr)
         assert "--configs" in r.stdout, f"{' '.join(args)} does not list --configs"
         assert "Exit codes: 0 ok, 1 internal error" in r.stdout, f"{' '.join(args)} does not list the exit codes"
+        assert r.stdout.count("Exit codes:") == 1, f"{' '.join(args)} lists the exit codes more than once"
         assert "2 bad input" in r.stdout and "3 a check failed" in r.stdout
-    print(f"ok 2: --help of the program and of its {len(names)} subcommands lists --configs and the exit codes")
+    print(f"ok 2: --help of the program and of its {len(names)} subcommands lists --configs and the exit codes once")
 
 
 def on_pty(args, env):

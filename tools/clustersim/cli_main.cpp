@@ -36,7 +36,6 @@ int run_cli(int argc, char** argv) {
   const std::string exit_codes =
       "Exit codes: 0 ok, 1 internal error (a bug: please report it), 2 bad input or unwritable output, "
       "3 a check failed (validate --max-error, compare) or nothing fits (plan).";
-  app.footer(exit_codes);
   std::map<const CLI::App*, Command> commands;
   const auto add = [&](const char* name, const char* help, auto factory) {
     CLI::App* sub = app.add_subcommand(name, help);
@@ -65,6 +64,9 @@ int run_cli(int argc, char** argv) {
       "--sweep/--plan a what-if page (heat map, Pareto front)",
       add_report_command);
   add("completion", "print a bash or zsh completion script", add_completion_command);
+  // Set after the subcommands: CLI11 copies the parent's footer into a subcommand made after it, which
+  // printed the exit codes twice in every subcommand's help.
+  app.footer(exit_codes);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
