@@ -43,10 +43,12 @@ TEST_CASE("DeepSeek-V3 on 2,048 H800: the run's GPU-hours within the README's 15
   INFO(fmt::format("{:.3f} M GPU-hours at the mean wall time ({:+.1f} % vs 2.664 M), {:.3f} M failure-free "
                    "({:+.1f} %), {:.3f} M at the final batch throughout",
                    wall / 1e6, 100 * (wall / 2.664e6 - 1), useful / 1e6, 100 * (useful / 2.664e6 - 1), flat / 1e6));
-  // The report's 2.664 M is wall-clock device time ("costs 2664K GPU hours"): the run's mean wall time.
-  CHECK(std::abs(wall / 2.664e6 - 1.0) <= 0.15);
+  // The report's 180 K GPU-hours per trillion tokens is the measured step throughput at the final batch
+  // (ISCA'25 Table 4: 272.80 B tokens/day on 2,048 GPUs): 2.664 M counts no failure time, so the
+  // failure-free figure is the comparison. The mean wall time adds the catalog's failures.
   CHECK(std::abs(useful / 2.664e6 - 1.0) <= 0.15);
   CHECK(wall > useful);
+  CHECK(wall < 1.05 * useful);
   // Tokens: at least 14.8 T, less than one final step more.
   const double tokens = run["tokens"].get<double>();
   CHECK(tokens >= 14.8e12);
