@@ -31,6 +31,7 @@ class Checker {
   void check_pipeline();
   void check_dualpipe();
   void check_batch();
+  void check_batch_rampup();
   void check_misc();
   void check_experts();
   void check_wafer();
@@ -203,6 +204,49 @@ void Checker::check_batch() {
     error("/training/global_batch",
           fmt::format("global_batch ({}) is not a multiple of micro_batch·dp = {}·{} = {}", t.global_batch,
                       t.micro_batch, s_.parallelism.dp, per_step));
+  }
+}
+
+// Every batch of the ramp (training.batch_rampup) must run as the final one does: a multiple of
+// micro_batch·dp (Megatron-LM checks the current batch at every step), and a micro-batch count the
+// schedule accepts (interleaved: a multiple of pp; DualPipe: even, at least 2·pp). One message for the
+// first batch at fault.
+void Checker::check_batch_rampup() {
+  const auto& t = s_.training;
+  const auto& p = s_.parallelism;
+  if (!t.batch_rampup || t.batch_rampup->start >= t.global_batch) return;
+  if (!usable({"/training/micro_batch", "/training/global_batch", "/parallelism/dp", "/parallelism",
+               "/parallelism/schedule", "/parallelism/pp", "/parallelism/vp"})) {
+    return;
+  }
+  const BatchRampup& r = *t.batch_rampup;
+  const std::int64_t per_step = static_cast<std::int64_t>(t.micro_batch) * p.dp;
+  if (per_step <= 0) return;
+  if (r.start % per_step != 0 || r.increment % per_step != 0) {
+    const bool start = r.start % per_step != 0;
+    error(start ? "/training/batch_rampup/start" : "/training/batch_rampup/increment",
+          fmt::format("{} ({}) is not a multiple of micro_batch·dp = {}·{} = {}: the ramp's batch {} would not "
+                      "split into whole micro-batches", start ? "start" : "increment", start ? r.start : r.increment,
+                      t.micro_batch, p.dp, per_step, start ? r.start : r.start + r.increment));
+    return;
+  }
+  const std::int64_t pp = p.pp;
+  for (std::int64_t b = r.start; b < t.global_batch; b += r.increment) {
+    const std::int64_t m = b / per_step;
+    std::string problem;
+    if (p.schedule == ScheduleKind::dualpipe && (m % 2 != 0 || m < 2 * pp)) {
+      problem = fmt::format("schedule \"dualpipe\" needs an even number of micro-batches, at least 2·pp = {}",
+                            2 * pp);
+    } else if (p.schedule == ScheduleKind::interleaved_1f1b && pp > 1 && m % pp != 0) {
+      problem = fmt::format("the interleaved schedule needs the number of micro-batches to be a multiple of pp ({})",
+                            pp);
+    }
+    if (!problem.empty()) {
+      error(b == r.start ? "/training/batch_rampup/start" : "/training/batch_rampup/increment",
+            fmt::format("the ramp's batch {} gives {} micro-batches per DP rank (batch / (micro_batch·dp)); {}",
+                        b, m, problem));
+      return;
+    }
   }
 }
 
@@ -511,6 +555,7 @@ void finalize_scenario(Scenario& s, ReadContext& ctx) {
   c.check_tensor_split();
   c.check_pipeline();
   c.check_batch();
+  c.check_batch_rampup();
   c.check_misc();
   c.check_experts();
   c.check_wafer();

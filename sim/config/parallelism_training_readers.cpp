@@ -191,6 +191,33 @@ constexpr Field kParallelismFields[] = {
      .rule = QuantityRule::non_negative},
 };
 
+// Megatron-LM's --rampup-batch-size <start> <increment> <samples> (megatron/core/
+// num_microbatches_calculator.py, RampupBatchsizeNumMicroBatchesCalculator, NVIDIA/Megatron-LM 0b9bc2088b6d);
+// replayed by the run section (sim/run/batch_ramp.hpp). At most kMaxRampBatches distinct batches: the run
+// section predicts one step per batch (docs/limits.md).
+constexpr std::int64_t kMaxRampBatches = 1024;
+constexpr Field kBatchRampupFields[] = {
+    {.key = "start",
+     .kind = FieldKind::integer,
+     .doc = "global batch (sequences) of the first step; at most global_batch, a multiple of micro_batch·dp",
+     .fallback = "required",
+     .ints = kPositive},
+    {.key = "increment",
+     .kind = FieldKind::integer,
+     .doc = "sequences added at each level; divides global_batch - start and is a multiple of micro_batch·dp",
+     .fallback = "required",
+     .ints = kPositive},
+    {.key = "samples",
+     .kind = FieldKind::integer,
+     .doc = "sequences consumed over the ramp: the batch grows by increment every samples / ((global_batch - "
+            "start) / increment) sequences, then stays at global_batch",
+     .fallback = "required",
+     .ints = {.min = 1, .max = 1000000000000000}},
+};
+const Section kBatchRampupSection{"batch_rampup", "/training/batch_rampup",
+                                  "batch-size ramp as Megatron-LM's --rampup-batch-size (docs/reliability.md)",
+                                  kBatchRampupFields};
+
 constexpr Field kTrainingFields[] = {
     {.key = "micro_batch",
      .kind = FieldKind::integer,
@@ -289,6 +316,12 @@ constexpr Field kTrainingFields[] = {
      .doc = "recompute the norms' outputs and MLA's up-projections in the backward instead of storing them "
             "(DeepSeek-V3 S3.2.3; docs/moe.md)",
      .fallback = "false"},
+    {.key = "batch_rampup",
+     .kind = FieldKind::object,
+     .doc = "batch-size ramp {start, increment, samples} as Megatron-LM's --rampup-batch-size: the run section "
+            "replays it (one step prediction per distinct batch, at most 1024); the step is predicted at "
+            "global_batch, the final batch (docs/reliability.md)",
+     .section = &kBatchRampupSection},
 };
 
 // dp_mode and the keys of its mode; a key of another mode is an error at its own pointer.
@@ -433,6 +466,32 @@ TrainingSpec read_training(ObjectReader& r) {
   }
   if (t.fp8_attention && t.precision != Precision::fp8) {
     r.error("fp8_attention", "needs \"precision\": \"fp8\" (FP8 attention is part of FP8 training)");
+  }
+  if (auto c = r.child("batch_rampup")) {
+    BatchRampup b;
+    b.start = c->require_integer("start");
+    b.increment = c->require_integer("increment");
+    b.samples = c->require_integer("samples");
+    c->finish();
+    bool ok = b.start > 0 && b.increment > 0 && b.samples > 0 && t.global_batch > 0;
+    if (ok && b.start > t.global_batch) {
+      c->error("start", fmt::format("the ramp starts at {} sequences, above global_batch ({}), the batch it "
+                                    "ramps up to", b.start, t.global_batch));
+      ok = false;
+    }
+    if (ok && (t.global_batch - b.start) % b.increment != 0) {
+      c->error("increment", fmt::format("{} does not divide global_batch - start = {} - {} = {} (Megatron-LM "
+                                        "asserts the same)", b.increment, t.global_batch, b.start,
+                                        t.global_batch - b.start));
+      ok = false;
+    }
+    if (ok && (t.global_batch - b.start) / b.increment + 1 > kMaxRampBatches) {
+      c->error("increment", fmt::format("the ramp has {} distinct batches ((global_batch - start) / increment + "
+                                        "1), more than the {} the run section predicts a step for",
+                                        (t.global_batch - b.start) / b.increment + 1, kMaxRampBatches));
+      ok = false;
+    }
+    if (ok) t.batch_rampup = b;
   }
   return t;
 }

@@ -287,6 +287,11 @@ nlohmann::json scenario_to_json(const Scenario& s) {
     j["training"]["selective_layer_interval"] = t.selective_layer_interval;
   if (t.eager_elementwise) j["training"]["eager_elementwise"] = true;
   if (t.separate_projections) j["training"]["separate_projections"] = true;
+  if (t.batch_rampup) {
+    j["training"]["batch_rampup"] = {{"start", t.batch_rampup->start},
+                                     {"increment", t.batch_rampup->increment},
+                                     {"samples", t.batch_rampup->samples}};
+  }
   if (!s.parallelism.tp_comm_overlap_backward) j["parallelism"]["tp_comm_overlap_scope"] = "forward";
   if (t.fp8_scaling != Fp8Scaling::delayed)
     j["training"]["fp8_scaling"] = std::string(name_of(fp8_scaling_names(), t.fp8_scaling));

@@ -42,6 +42,10 @@ void apply(const Strategy& st, Scenario& s) {
   s.parallelism = std::move(p);  // pipeline_layers cleared: the search splits layers evenly
   s.training.micro_batch = st.micro_batch;
   s.training.recompute = st.recompute;
+  // The batch ramp's batches must split into the strategy's micro_batch·dp and suit its schedule, which
+  // sim/config checks for the experiment's own strategy only: the search ranks strategies without the ramp
+  // (docs/planning.md), at the final batch throughout.
+  s.training.batch_rampup.reset();
 }
 
 std::string describe(const Strategy& st, bool with_nodes) {

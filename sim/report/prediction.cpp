@@ -54,7 +54,16 @@ void run_engine(const Scenario& s, const PredictOptions& options, Prediction& p)
 Prediction predict(const Scenario& s, PredictOptions options) {
   Prediction p;
   run_engine(s, options, p);
-  add_run_section(s, p, options.on_trials, options.trials);
+  // The batch ramp's smaller batches (training.batch_rampup): the same engine and power cap at each.
+  const StepAtBatch step_at = [&s, &options](std::int64_t batch) {
+    Scenario at = s;
+    at.training.global_batch = static_cast<int>(batch);
+    at.run.reset();
+    Prediction q;
+    run_engine(at, options, q);
+    return q.step;
+  };
+  add_run_section(s, p, step_at, options.on_trials, options.trials);
   add_energy_section(s, p, options.text);
   return p;
 }

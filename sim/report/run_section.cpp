@@ -9,6 +9,7 @@
 #include "sim/config/field_pointer.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/run/batch_ramp.hpp"
 #include "sim/run/run_model.hpp"
 #include "sim/run/spot_model.hpp"
 
@@ -16,6 +17,13 @@ namespace clustersim {
 namespace {
 
 constexpr double kDay = 86400.0;
+
+struct RampBatch {
+  std::int64_t batch = 0;
+  std::int64_t steps = 0;
+  double tokens_per_step = 0;
+  Seconds step_time{0};
+};
 
 nlohmann::json summary_json(const run::Summary<double>& x) {
   return {{"mean", x.mean}, {"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}, {"ci95", x.ci95_half_width}};
@@ -141,6 +149,75 @@ std::string spot_text(const run::SpotResult& r) {
   return out;
 }
 
+std::string device_hours_text(double hours) {
+  if (hours >= 1e6) return fmt::format("{:.4g} M device-hours", hours / 1e6);
+  return fmt::format("{:.4g} device-hours", hours);
+}
+
+struct RampReport {
+  nlohmann::json json;
+  std::string text;
+};
+
+// The batch ramp's share of the run: its steps, tokens and failure-free time, and what the same tokens
+// would take at the final batch's throughput (the ramp's extra cost: smaller batches leave a larger share
+// of pipeline fill and drain and of per-step collectives).
+RampReport ramp_report(const Scenario& s, const run::JobShape& job, const run::RunResult& r,
+                       const std::vector<RampBatch>& batches) {
+  const BatchRampup& q = *s.training.batch_rampup;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const RampBatch& b : batches) {
+    rows.push_back({{"global_batch", b.batch},
+                    {"steps", b.steps},
+                    {"tokens", static_cast<double>(b.steps) * b.tokens_per_step},
+                    {"step_time_s", b.step_time.value()},
+                    {"tokens_per_s", b.tokens_per_step / b.step_time.value()}});
+  }
+  const double final_rate = job.tokens_per_step / job.step_time.value();  // tokens/s at the final batch
+  const double at_final = r.ramp_tokens / final_rate;
+  const double extra = r.ramp_time.value() - at_final;
+  const double token_share = r.tokens > 0 ? r.ramp_tokens / r.tokens : 0.0;
+  const double time_share = r.useful_time.value() > 0 ? r.ramp_time.value() / r.useful_time.value() : 0.0;
+  std::vector<std::string> assumptions = {
+      "batch at each step by Megatron-LM's rampup rule (start + int(consumed / (samples / n)) x increment, "
+      "then the final batch; num_microbatches_calculator.py)",
+      "the ramp's steps draw the final batch's average power (energy section) and are checkpointed at the "
+      "final batch's whole-step interval"};
+  nlohmann::json j = {{"start", q.start},
+                      {"increment", q.increment},
+                      {"samples", q.samples},
+                      {"final_batch", s.training.global_batch},
+                      {"steps", r.ramp_steps},
+                      {"tokens", r.ramp_tokens},
+                      {"useful_time_s", r.ramp_time.value()},
+                      {"token_share", token_share},
+                      {"time_share", time_share},
+                      {"final_batch_time_s", at_final},
+                      {"extra_time_s", extra},
+                      {"batches", rows},
+                      {"assumptions", assumptions}};
+  std::string t = fmt::format("batch ramp {} -> {} sequences, +{} every {:.4g} sequences over the first {} "
+                              "sequences ({} distinct batches)\n",
+                              q.start, s.training.global_batch, q.increment,
+                              q.start < s.training.global_batch
+                                  ? static_cast<double>(q.samples) * static_cast<double>(q.increment) /
+                                        static_cast<double>(s.training.global_batch - q.start)
+                                  : 0.0,
+                              q.samples, batches.size());
+  const auto line = [&t](std::string_view label, const std::string& value) {
+    t += fmt::format("  {:<28}{}\n", label, value);
+  };
+  line("ramp steps", fmt::format("{} of {} steps, {} tokens ({} of the run's)", r.ramp_steps, r.steps,
+                                 format_quantity(r.ramp_tokens, Dimension::count, 4), percent(token_share)));
+  line("ramp time", fmt::format("{} failure-free ({} of useful time); {} at the final batch's {:.4g} tokens/s: "
+                                "the ramp adds {} ({:+.2f} % of useful time)",
+                                human(r.ramp_time), percent(time_share), human(Seconds(at_final)), final_rate,
+                                human(Seconds(std::abs(extra))),
+                                r.useful_time.value() > 0 ? 100.0 * extra / r.useful_time.value() : 0.0));
+  for (const std::string& a : assumptions) line("assumed", a);
+  return {std::move(j), std::move(t)};
+}
+
 }  // namespace
 
 run::JobShape job_shape_of(const Scenario& s, const StepResult& step) {
@@ -205,7 +282,7 @@ nlohmann::json run_report_json(const run::RunSpec& spec, const run::RunResult& r
   return j;
 }
 
-std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r) {
+std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r, int devices) {
   std::string out;
   const auto line = [&out](std::string_view label, const std::string& value) {
     out += fmt::format("  {:<28}{}\n", label, value);
@@ -241,15 +318,33 @@ std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r) {
   line("recovery",
        fmt::format("{}, job restart {}", run::to_string(spec.recovery.policy), human(r.restart_time)));
   line("stragglers", fmt::format("step time x{:.4f}", r.straggler_slowdown));
+  if (devices > 0) {
+    line("device-hours", fmt::format("{} useful (devices x useful time), {} at the mean wall time",
+                                     device_hours_text(devices * r.useful_time.value() / 3600.0),
+                                     device_hours_text(devices * r.wall_time.mean.value() / 3600.0)));
+  }
   if (!r.what_if.empty()) out += what_if_text(r.what_if, k.interval, spec.what_if_trials);
   return out;
 }
 
-void add_run_section(const Scenario& s, Prediction& p,
+void add_run_section(const Scenario& s, Prediction& p, const StepAtBatch& step_at,
                      const std::function<void(std::uint64_t done, std::uint64_t total)>& on_trials,
                      run::TrialStore* trials) {
   if (!s.run) return;
-  const run::JobShape job = job_shape_of(s, p.step);
+  run::JobShape job = job_shape_of(s, p.step);
+  std::vector<RampBatch> ramp_batches;
+  if (s.training.batch_rampup && s.run->validate().empty()) {
+    CS_ASSERT(static_cast<bool>(step_at), "a batch ramp needs the step model at other batches");
+    // One step prediction per distinct batch (Megatron's rule gives at most n + 1 of them; sim/config
+    // bounds n), in the order the run meets them.
+    for (const run::BatchSegment& seg : run::batch_schedule(s.training.batch_rampup, s.training.global_batch,
+                                                            s.training.seq_len, s.run->tokens, s.run->steps)) {
+      if (seg.batch == s.training.global_batch) continue;  // the final batch: the step above
+      const StepResult at = step_at(seg.batch);
+      job.ramp.push_back({seg.batch, seg.steps, at.tokens_per_step, at.step_time});
+      ramp_batches.push_back({seg.batch, seg.steps, at.tokens_per_step, at.step_time});
+    }
+  }
   run::RunResult result;
   try {
     result = run::evaluate_run(*s.run, job, on_trials, trials);
@@ -260,8 +355,16 @@ void add_run_section(const Scenario& s, Prediction& p,
         config::run_diagnostics(e.problems(), s.source_file.empty() ? "<experiment>" : s.source_file));
   }
   p.run_json = run_report_json(*s.run, result);
-  p.run_json["tokens"] = static_cast<double>(result.steps) * job.tokens_per_step;
-  p.run_text = run_report_text(*s.run, result);
+  p.run_json["tokens"] = result.tokens;
+  const double devices = job.devices;
+  p.run_json["device_hours"] = {{"useful", devices * result.useful_time.value() / 3600.0},
+                                {"wall_mean", devices * result.wall_time.mean.value() / 3600.0}};
+  p.run_text = run_report_text(*s.run, result, job.devices);
+  if (s.training.batch_rampup) {
+    const RampReport ramp = ramp_report(s, job, result, ramp_batches);
+    p.run_json["batch_ramp"] = ramp.json;
+    p.run_text += ramp.text;
+  }
   if (s.run->spot) {
     const run::RunPlan plan = run::make_run_plan(*s.run, job);
     const std::vector<FieldProblem> problems = run::validate_spot_against_job(*s.run, job, plan);

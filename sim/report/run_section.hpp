@@ -13,10 +13,16 @@
 //               mode, tier},
 //   job_mtbf_s (unplanned), mean_time_between_interruptions_s (planned included), restart_s,
 //   straggler_slowdown (expected step-time multiplier), recovery_policy,
-//   what_if [ {interval_s, mode, feasible, goodput, wall_time_s} ] (goodput/wall time null if infeasible).
+//   what_if [ {interval_s, mode, feasible, goodput, wall_time_s} ] (goodput/wall time null if infeasible),
+//   device_hours {useful, wall_mean} (devices × useful time, devices × mean wall time, in hours),
+//   batch_ramp {start, increment, samples, final_batch, steps, tokens, useful_time_s, token_share,
+//               time_share, final_batch_time_s, extra_time_s, batches [ {global_batch, steps, tokens,
+//               step_time_s, tokens_per_s} ], assumptions [..]} (only with training.batch_rampup).
 // docs/reliability.md explains every figure.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -45,14 +51,20 @@ run::JobShape job_shape_of(const Scenario& s, const StepResult& step);
 nlohmann::json run_report_json(const run::RunSpec& spec, const run::RunResult& r);
 
 /// The readable "run" block of the text report, with the what-if table.
-std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r);
+/// With devices > 0 it also prints the device-hours (devices × useful time, devices × mean wall time).
+std::string run_report_text(const run::RunSpec& spec, const run::RunResult& r, int devices = 0);
 
 /// Fills p.run, p.run_json and p.run_text when s.run is present; does nothing otherwise.
 /// Throws ConfigError when the run spec does not fit the job (checkpoint interval shorter than the
 /// checkpoint write or than one step), naming the experiment file and the JSON pointer.
 /// `on_trials` (may be empty) sees the Monte Carlo trials as they finish (run::evaluate_run); `trials`
 /// (may be null) keeps finished trials and supplies those of an interrupted evaluation (run::TrialStore).
-void add_run_section(const Scenario& s, Prediction& p,
+/// The step model at another global batch (the batch ramp's steps; the scenario's engine and power cap).
+using StepAtBatch = std::function<StepResult(std::int64_t global_batch)>;
+
+/// With training.batch_rampup, `step_at` is called once per distinct batch of the ramp
+/// (sim/run/batch_ramp.hpp) and the run replays the ramp's steps at their own step times.
+void add_run_section(const Scenario& s, Prediction& p, const StepAtBatch& step_at,
                      const std::function<void(std::uint64_t done, std::uint64_t total)>& on_trials = {},
                      run::TrialStore* trials = nullptr);
 

@@ -288,6 +288,13 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
       t.recompute == Recompute::none ? "none" : (t.recompute == Recompute::selective ? "selective" : "full");
   line("batch", fmt::format("micro {} x {} micro-batches, global {} sequences of {} tokens", t.micro_batch,
                             r.microbatches, t.global_batch, t.seq_len));
+  if (t.batch_rampup) {
+    line("batch ramp", fmt::format("from {} by {} over the first {} sequences (Megatron-LM rule); this step is "
+                                   "at the final batch, {}",
+                                   t.batch_rampup->start, t.batch_rampup->increment, t.batch_rampup->samples,
+                                   s.run ? "the run section replays the ramp" : "no run section: the ramp is not "
+                                                                                "replayed"));
+  }
   line("training", fmt::format("{} compute, recompute {}, flash attention {}", to_string(t.precision), rc,
                                t.flash_attention ? "on" : "off"));
   if (!s.stragglers.empty()) {

@@ -33,6 +33,12 @@ std::vector<FieldProblem> JobShape::validate() const {
   }
   if (weights_bytes_per_rank.value() < 0) fail("weights_bytes_per_rank", "must be >= 0");
   if (optimizer_bytes_per_rank.value() < 0) fail("optimizer_bytes_per_rank", "must be >= 0");
+  for (const RampPhase& r : ramp) {
+    if (!(r.batch > 0 && r.steps > 0 && r.tokens_per_step > 0 && r.step_time.value() > 0)) {
+      fail("ramp", fmt::format("a phase of batch {}, {} steps, {:g} tokens per step, {:g} s per step is not "
+                               "positive", r.batch, r.steps, r.tokens_per_step, r.step_time.value()));
+    }
+  }
   return out;
 }
 

@@ -2,12 +2,22 @@
 // passed in as plain values, so the run layer needs nothing but these numbers.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "sim/core/diagnostics.hpp"
 #include "sim/core/units.hpp"
 
 namespace clustersim::run {
+
+/// Steps a batch-size ramp runs at a smaller batch than the final one (sim/run/batch_ramp.hpp), each phase
+/// with the step model's figures at its batch.
+struct RampPhase {
+  std::int64_t batch = 0;      // sequences per step, > 0
+  std::int64_t steps = 0;      // > 0
+  double tokens_per_step = 0;  // > 0
+  Seconds step_time{0};        // > 0
+};
 
 struct JobShape {
   Seconds step_time{0};           // failure-free, straggler-free wall time of one optimizer step, > 0
@@ -23,6 +33,9 @@ struct JobShape {
   /// Whether that state is sharded across DP replicas (ZeRO/FSDP) or replicated dp times.
   bool weights_sharded_across_dp = false;
   bool optimizer_sharded_across_dp = false;
+  /// The run's first steps when the batch ramps up (in order); the run continues at step_time and
+  /// tokens_per_step (the final batch). Empty: no ramp.
+  std::vector<RampPhase> ramp;
 
   [[nodiscard]] int nodes() const { return devices / devices_per_node; }
   /// Unique bytes of one checkpoint: per-rank state × devices, divided by dp where replicated.

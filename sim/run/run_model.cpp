@@ -21,6 +21,10 @@ RunResult simulate_run(const RunPlan& plan, std::uint64_t seed, int trials, Tria
   r.steps = plan.steps;
   r.trials = trials;
   r.useful_time = plan.useful_time;
+  r.tokens = plan.tokens;
+  r.ramp_steps = plan.ramp_steps;
+  r.ramp_tokens = plan.ramp_tokens;
+  r.ramp_time = plan.ramp_time;
   r.job_mtbf = plan.process.job_mtbf();
   r.mean_time_between_interruptions = plan.process.mean_time_between_interruptions();
   r.straggler_slowdown = plan.straggler_slowdown;

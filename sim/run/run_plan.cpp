@@ -20,9 +20,33 @@ std::string fmt_time(Seconds s) {
   return format_quantity(s.value(), Dimension::time, 3);
 }
 
-std::int64_t resolve_steps(const RunSpec& spec, const JobShape& job) {
-  if (spec.steps) return *spec.steps;
-  return static_cast<std::int64_t>(std::ceil(*spec.tokens / job.tokens_per_step));
+struct Length {
+  double steps = 0;  // all steps (double: checked against the 9e15 bound before conversion)
+  double tokens = 0;
+  std::int64_t ramp_steps = 0;
+  double ramp_tokens = 0;
+  Seconds ramp_time{0};
+  double final_steps = 0;
+  [[nodiscard]] Seconds useful(const JobShape& job) const { return ramp_time + job.step_time * final_steps; }
+};
+
+// The run's length: the ramp's phases first (JobShape::ramp, which batch_schedule built for this spec),
+// then the final batch for the tokens (rounded up to a whole step) or the steps left.
+Length resolve_length(const RunSpec& spec, const JobShape& job) {
+  Length l;
+  for (const RampPhase& r : job.ramp) {
+    l.ramp_steps += r.steps;
+    l.ramp_tokens += static_cast<double>(r.steps) * r.tokens_per_step;
+    l.ramp_time += r.step_time * static_cast<double>(r.steps);
+  }
+  if (spec.steps) {
+    l.final_steps = static_cast<double>(std::max<std::int64_t>(0, *spec.steps - l.ramp_steps));
+  } else {
+    l.final_steps = std::max(0.0, std::ceil((*spec.tokens - l.ramp_tokens) / job.tokens_per_step));
+  }
+  l.steps = static_cast<double>(l.ramp_steps) + l.final_steps;
+  l.tokens = l.ramp_tokens + l.final_steps * job.tokens_per_step;
+  return l;
 }
 
 void assert_valid(const JobShape& job) {
@@ -53,8 +77,8 @@ std::vector<FieldProblem> validate_against_job(const RunSpec& spec, const JobSha
                                                         fmt_time(interval), fmt_time(job.step_time))});
     }
   }
-  const double steps =
-      spec.steps ? static_cast<double>(*spec.steps) : std::ceil(*spec.tokens / job.tokens_per_step);
+  const Length length = resolve_length(spec, job);
+  const double steps = length.steps;
   if (steps > 9.0e15) {
     out.push_back({spec.steps ? "steps" : "tokens", "the run is longer than 9e15 steps"});
     return out;
@@ -65,7 +89,7 @@ std::vector<FieldProblem> validate_against_job(const RunSpec& spec, const JobSha
   // what_if_trials each.
   const FailureProcess process(spec.failures, job);
   const double mtbi = process.mean_time_between_interruptions().value();
-  const double useful = steps * job.step_time.value();
+  const double useful = length.useful(job).value();
   const double per_trial = mtbi > 0 && std::isfinite(mtbi) ? useful / mtbi + 1.0 : 1.0;
   const double events = (static_cast<double>(spec.trials) + 12.0 * spec.what_if_trials) * per_trial;
   if (!(events <= kMaxRunEvents)) {
@@ -106,8 +130,13 @@ RunPlan make_run_plan(const RunSpec& spec, const JobShape& job) {
 
   RunPlan plan;
   plan.process = FailureProcess(spec.failures, job);
-  plan.steps = resolve_steps(spec, job);
-  plan.useful_time = job.step_time * static_cast<double>(plan.steps);
+  const Length length = resolve_length(spec, job);
+  plan.steps = static_cast<std::int64_t>(length.steps);
+  plan.useful_time = length.useful(job);
+  plan.tokens = length.tokens;
+  plan.ramp_steps = length.ramp_steps;
+  plan.ramp_tokens = length.ramp_tokens;
+  plan.ramp_time = length.ramp_time;
   plan.straggler_slowdown = expected_step_slowdown(spec.stragglers, job.devices);
   plan.mode = spec.checkpoint.mode;
   plan.tier = spec.checkpoint.tier;

@@ -2,6 +2,9 @@
 //
 //   steps          = steps, or ceil(tokens / tokens_per_step)
 //   useful_time    = steps × step_time                           (failure-free, straggler-free)
+// With a batch ramp (JobShape::ramp, sim/run/batch_ramp.hpp) the ramp's steps come first at their own
+// step times and tokens: steps = ramp steps + the final batch's steps (ceil of the tokens left, or the
+// steps left), useful_time = sum of ramp steps × their step times + final steps × step_time.
 //   slowdown       = E[max over devices] (straggler_model.hpp)
 //   interval       = the configured interval, or auto = max(Young √(2·stall·MTBF), drain, 1 step),
 //                    rounded to whole steps (frameworks checkpoint every N steps)
@@ -23,6 +26,10 @@ namespace clustersim::run {
 struct RunPlan {
   std::int64_t steps = 0;
   Seconds useful_time{0};
+  double tokens = 0;               // tokens trained (steps × their tokens per step)
+  std::int64_t ramp_steps = 0;     // of which in the batch ramp (JobShape::ramp)
+  double ramp_tokens = 0;
+  Seconds ramp_time{0};
   double straggler_slowdown = 1.0;
   Seconds interval{0};          // progress between checkpoints (whole steps)
   Seconds optimal_interval{0};  // Young's √(2·stall·MTBF), before rounding and clamping

@@ -50,6 +50,10 @@ struct RunResult {
   std::int64_t steps = 0;
   int trials = 0;
   Seconds useful_time{0};                  // steps × step time: the failure-free, straggler-free wall time
+  double tokens = 0;                       // tokens trained (run.tokens)
+  std::int64_t ramp_steps = 0;             // steps of the batch ramp (run.batch_ramp), 0 without one
+  double ramp_tokens = 0;
+  Seconds ramp_time{0};                    // their failure-free time
   Summary<Seconds> wall_time;              // run.wall_time_s
   Summary<double> goodput;                 // run.goodput = useful_time / wall time, per trial
   std::array<double, kComponentClassCount> interruptions_mean{};  // run.interruptions by cause

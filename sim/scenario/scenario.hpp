@@ -104,6 +104,18 @@ struct ParallelismSpec {
   bool hetero_split_defaulted = false;
 };
 
+/// Megatron-LM's batch-size ramp (--rampup-batch-size <start> <increment> <samples>): the global batch
+/// starts at `start` sequences and grows by `increment` every samples / ((global_batch - start) /
+/// increment) consumed sequences until `samples` sequences have been consumed, then stays at global_batch
+/// (megatron/core/num_microbatches_calculator.py, RampupBatchsizeNumMicroBatchesCalculator, NVIDIA/
+/// Megatron-LM 0b9bc2088b6d). Checked by sim/config: 0 < start <= global_batch, increment > 0 divides
+/// global_batch - start, samples > 0, every batch of the ramp a multiple of micro_batch·dp.
+struct BatchRampup {
+  std::int64_t start = 0;      // sequences per step at the start
+  std::int64_t increment = 0;  // sequences added per level
+  std::int64_t samples = 0;    // sequences consumed over the ramp
+};
+
 struct TrainingSpec {
   int micro_batch = 1;        // sequences per micro-batch per DP rank
   int global_batch = 1;       // sequences per optimizer step; micro_batch * dp divides it
@@ -140,6 +152,9 @@ struct TrainingSpec {
 
   [[nodiscard]] int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
   GradientCompression compression;              // DP gradient compression (`compression` section)
+  // Batch-size ramp (`training.batch_rampup`, Megatron-LM's --rampup-batch-size): replayed by the run
+  // section (sim/run/batch_ramp.hpp); the step itself is predicted at global_batch, the final batch.
+  std::optional<BatchRampup> batch_rampup;
 };
 
 /// Flow-engine knobs an experiment may set (the `flow` section); the CLI's --fidelity stays a flag.

@@ -445,6 +445,59 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "<--set>", "/cluster/node/device", "h100-sxm5-80gb"));
   }
+  SECTION("batch ramp: start above the final batch, increment 0 or not dividing, samples 0, too many batches") {
+    doc["training"]["batch_rampup"] = {{"start", 64}, {"increment", 4}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/start", "above global_batch (32)"));
+    doc["training"]["batch_rampup"] = {{"start", 8}, {"increment", 0}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/increment", ""));
+    doc["training"]["batch_rampup"] = {{"start", 8}, {"increment", 5}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/increment", "does not divide global_batch - start"));
+    doc["training"]["batch_rampup"] = {{"start", 8}, {"increment", 8}, {"samples", 0}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/samples", ""));
+    doc["training"]["batch_rampup"] = {{"start", 8}, {"increment", 8}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/samples", "missing required key"));
+    doc["training"]["global_batch"] = 8192;
+    doc["training"]["batch_rampup"] = {{"start", 4}, {"increment", 4}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/increment", "2048 distinct batches"));
+  }
+  SECTION("batch ramp: a batch of the ramp that does not split into micro-batches or that the schedule refuses") {
+    // micro_batch·dp = 1·4
+    doc["training"]["batch_rampup"] = {{"start", 6}, {"increment", 2}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/start", "not a multiple of micro_batch·dp"));
+    doc["training"]["batch_rampup"] = {{"start", 4}, {"increment", 2}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/increment", "not a multiple of micro_batch·dp"));
+    // DualPipe at pp 2 needs an even micro-batch count of at least 4: the ramp's first batch gives 1.
+    doc["parallelism"]["schedule"] = "dualpipe";
+    doc["training"]["batch_rampup"] = {{"start", 4}, {"increment", 4}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/start", "the ramp's batch 4 gives 1 micro-batches"));
+    // From 16 (4 micro-batches) by 4: the batch 20 gives 5, an odd count.
+    doc["training"]["batch_rampup"] = {{"start", 16}, {"increment", 4}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/increment", "the ramp's batch 20 gives 5"));
+    doc["training"]["batch_rampup"] = {{"start", 16}, {"increment", 8}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.empty());
+  }
   SECTION("all problems of a document are reported together") {
     doc["parallelism"]["tp"] = "2";
     doc["training"]["recompute"] = "some";
