@@ -28,6 +28,7 @@ constexpr std::array<std::string_view, 2> kOverlapScope{"forward-backward", "for
 constexpr std::array<std::string_view, 3> kWithTp{"off", "on", "with-tp"};
 constexpr std::array<std::string_view, 2> kMicroBatch{"one", "global-batch-per-replica"};
 constexpr std::array<std::string_view, 2> kDpCollective{"hierarchical", "flat-ring"};
+constexpr std::array<std::string_view, 2> kPipelineP2p{"megatron", "deepspeed"};
 constexpr std::array<std::string_view, 4> kSchedules{"1f1b", "interleaved", "gpipe", "zb"};
 constexpr std::array<std::string_view, 6> kModelKeys{"mlp",         "norm",          "position",
                                                      "linear_bias", "tied_embeddings", "parallel_block"};
@@ -96,6 +97,7 @@ constexpr Field kDefaultsFields[] = {
     choice_field("global_batch", "global-batch rule when a record states none", kGlobalBatch),
     choice_field("dp_collective", "data-parallel collective", kDpCollective),
     choice_field("dp_collective_zero3", "data-parallel collective under ZeRO-3", kDpCollective),
+    choice_field("pipeline_p2p", "pipeline sends/receives (parallelism.pipeline_p2p)", kPipelineP2p),
     choice_field("schedule", "pipeline schedule", kSchedules),
     {.key = "interleave_max_vp",
      .kind = FieldKind::integer,
@@ -175,6 +177,7 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   p.global_batch_rule = choice(d, "global_batch");
   p.dp_collective = choice(d, "dp_collective");
   p.dp_collective_zero3 = choice(d, "dp_collective_zero3");
+  p.pipeline_p2p = choice(d, "pipeline_p2p");
   p.schedule = choice(d, "schedule");
   if (auto v = d.get_integer("interleave_max_vp")) p.interleave_max_vp = static_cast<int>(*v);
   p.pipeline_split = choice(d, "pipeline_split");
@@ -369,6 +372,7 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
     put(par, "tp_comm_overlap_scope", *p.tp_comm_overlap_scope);
   if (p.zero_stage && !par.contains("fsdp")) put(par, "zero_stage", *p.zero_stage);
   const bool zero3 = par.value("zero_stage", 0) == 3 || par.value("fsdp", false);
+  if (p.pipeline_p2p && pp > 1) put(par, "pipeline_p2p", *p.pipeline_p2p);
   if (zero3 && p.dp_collective_zero3) {
     put(par, "dp_collective", *p.dp_collective_zero3);
   } else if (p.dp_collective) {

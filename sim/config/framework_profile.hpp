@@ -45,6 +45,7 @@ struct FrameworkProfile {
   std::optional<std::string> global_batch_rule;    // "micro-batch-times-dp" (no gradient accumulation)
   std::optional<std::string> dp_collective;        // hierarchical | flat-ring
   std::optional<std::string> dp_collective_zero3;  // used instead when zero_stage is 3
+  std::optional<std::string> pipeline_p2p;         // megatron | deepspeed (when pp > 1)
   std::optional<std::string> schedule;             // pipeline schedule when pp > 1 and unstated
   std::optional<int> interleave_max_vp;            // deepest vp <= this when "interleaved" has no vp
   // How the framework spreads layers that do not divide evenly over the pp·vp pipeline chunks:

@@ -11,6 +11,7 @@ namespace {
 
 constexpr IntRange kPositive{.min = 1};
 constexpr std::array<std::string_view, 2> kOverlapScopeChoices{"forward-backward", "forward"};
+constexpr std::array<std::string_view, 2> kPipelineP2pChoices{"megatron", "deepspeed"};
 constexpr auto kDpCollectives = std::to_array<std::string_view>({"hierarchical", "flat-ring"});
 constexpr auto kVocabParallel = std::to_array<std::string_view>({"none", "vocab-1", "vocab-2", "interlaced"});
 constexpr auto kMoeOverlapChoices = std::to_array<std::string_view>({"none", "shared-expert", "compute"});
@@ -114,6 +115,14 @@ constexpr Field kParallelismFields[] = {
          "or one flat ring, every rank moving the whole buffer through its own NIC (docs/collectives.md)",
      .fallback = "\"hierarchical\"",
      .choices = kDpCollectives},
+    {.key = "pipeline_p2p",
+     .kind = FieldKind::choice,
+     .doc = "pipeline sends/receives: megatron (each TP rank sends its 1/tp slice, the transfer runs beside "
+            "the compute stream) or deepspeed (DeepSpeed PipelineEngine: blocking broadcasts on the compute "
+            "stream, activations sliced and all-gathered, gradients sent whole by every TP rank; "
+            "docs/model.md)",
+     .fallback = "\"megatron\"",
+     .choices = kPipelineP2pChoices},
     {.key = "vocab_parallel",
      .kind = FieldKind::choice,
      .doc = "vocabulary parallelism (Yeung et al. 2025): embedding and output layer split over all pp ranks "
@@ -407,6 +416,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   p.tp_comm_overlap = r.boolean("tp_comm_overlap");
   p.tp_comm_overlap_backward = r.choice("tp_comm_overlap_scope") != "forward";
   p.dp_flat_ring = r.choice("dp_collective") == "flat-ring";
+  p.pipeline_p2p_blocking = r.choice("pipeline_p2p") == "deepspeed";
   if (r.has("vocab_parallel")) {
     const std::string_view v = r.choice("vocab_parallel");
     p.vocab_parallel = v == "vocab-1"      ? VocabParallel::vocab_1

@@ -354,7 +354,7 @@ void read_hardware(ObjectReader& r, ReferenceRecord& out) {
   out.accelerator = r.require_string("accelerator");
   out.count = r.require_integer("count");
   out.gpus_per_node = s.integer("gpus_per_node");
-  s.text("cluster");
+  out.cluster = s.string("cluster");
   s.text("interconnect_notes");
 }
 

@@ -41,6 +41,7 @@ constexpr Field kAcceleratorEntryFields[] = {
 };
 constexpr Section kAcceleratorEntrySection{"accelerator", "/accelerators/*", "one accelerator name",
                                            kAcceleratorEntryFields};
+constexpr Section kClusterEntrySection{"cluster", "/clusters/*", "one cluster name", kAcceleratorEntryFields};
 constexpr Field kAcceleratorsFields[] = {
     {.key = "description", .kind = FieldKind::text, .doc = "free text"},
     {.key = "accelerators",
@@ -48,12 +49,22 @@ constexpr Field kAcceleratorsFields[] = {
      .doc = "accelerator name as records write it -> entry",
      .fallback = "required",
      .section = &kAcceleratorEntrySection},
+    {.key = "clusters",
+     .kind = FieldKind::object_map,
+     .doc = "hardware.cluster exactly as records write it -> the node entry of that machine (used instead of "
+            "the accelerator's generic node when its device is the same)",
+     .section = &kClusterEntrySection},
 };
 constexpr Section kAcceleratorsSection{"accelerators", "", "configs/reference/accelerators.json",
                                        kAcceleratorsFields};
 
-// reference/accelerators.json: accelerator name exactly as records write it -> node catalog entry.
-std::map<std::string, AcceleratorEntry> read_accelerators(const CatalogPaths& paths) {
+void read_entries(const json& raw, const char* where, const Section& section, ReadContext& ctx,
+                  std::map<std::string, AcceleratorEntry>& out);
+
+// reference/accelerators.json: accelerator name exactly as records write it -> node catalog entry; and
+// (optional "clusters") a named machine exactly as records write hardware.cluster -> its own node entry.
+std::map<std::string, AcceleratorEntry> read_accelerators(const CatalogPaths& paths,
+                                                          std::map<std::string, AcceleratorEntry>& clusters) {
   std::map<std::string, AcceleratorEntry> out;
   for (const fs::path& root : paths.roots) {
     const fs::path file = root / "reference" / "accelerators.json";
@@ -72,8 +83,28 @@ std::map<std::string, AcceleratorEntry> read_accelerators(const CatalogPaths& pa
       top.error("accelerators",
                 fmt::format("expected an object (accelerator name -> entry), got {}", describe(*raw)));
     } else {
-      for (auto it = raw->begin(); it != raw->end(); ++it) {
-        ObjectReader e(it.value(), child_pointer("/accelerators", it.key()), kAcceleratorEntrySection, ctx);
+      read_entries(*raw, "/accelerators", kAcceleratorEntrySection, ctx, out);
+    }
+    if (const json* cl = top.find("clusters"); cl != nullptr) {
+      if (!cl->is_object()) {
+        top.error("clusters", fmt::format("expected an object (cluster name -> entry), got {}", describe(*cl)));
+      } else {
+        read_entries(*cl, "/clusters", kClusterEntrySection, ctx, clusters);
+      }
+    }
+    top.finish();
+    diagnostics.throw_if_any();
+    return out;
+  }
+  return out;
+}
+
+void read_entries(const json& raw, const char* where, const Section& section, ReadContext& ctx,
+                  std::map<std::string, AcceleratorEntry>& out) {
+  {
+    {
+      for (auto it = raw.begin(); it != raw.end(); ++it) {
+        ObjectReader e(it.value(), child_pointer(where, it.key()), section, ctx);
         AcceleratorEntry a;
         if (const auto* n = e.find("node"); n != nullptr && !n->is_null()) a.node = e.string("node", "");
         a.note = e.string("note", "");
@@ -87,16 +118,13 @@ std::map<std::string, AcceleratorEntry> read_accelerators(const CatalogPaths& pa
         out.emplace(it.key(), a);
       }
     }
-    top.finish();
-    diagnostics.throw_if_any();
-    return out;
   }
-  return out;
 }
 
 struct Inputs {
   const std::vector<FrameworkProfile>& profiles;
   const std::map<std::string, AcceleratorEntry>& accelerators;
+  const std::map<std::string, AcceleratorEntry>& clusters;
   Catalog catalog;
 };
 
@@ -160,9 +188,27 @@ class Builder {
       return fmt::format("accelerator \"{}\" has no node catalog entry: needs {}", rec_.accelerator,
                          it->second.missing);
     }
-    if (!it->second.note.empty()) assume(fmt::format("node = {} ({})", it->second.node, it->second.note));
-    const auto file = in_.catalog.find(CatalogKind::nodes, it->second.node);
-    if (!file) return fmt::format("node entry \"{}\" is not in configs/nodes", it->second.node);
+    const auto file_of = [&](const std::string& name) { return in_.catalog.find(CatalogKind::nodes, name); };
+    const AcceleratorEntry* entry = &it->second;
+    // The named machine's own node entry, when the record names one listed in "clusters" and it holds the
+    // same device as the accelerator's node (exact names only).
+    if (rec_.cluster) {
+      if (const auto cl = in_.clusters.find(*rec_.cluster); cl != in_.clusters.end() && !cl->second.node.empty()) {
+        const auto generic = file_of(it->second.node);
+        const auto named = file_of(cl->second.node);
+        if (!named) return fmt::format("node entry \"{}\" is not in configs/nodes", cl->second.node);
+        if (generic && read_json_file(*generic).value("device", std::string()) ==
+                           read_json_file(*named).value("device", std::string())) {
+          entry = &cl->second;
+          assume(fmt::format("node = {} (hardware.cluster \"{}\"{})", cl->second.node, *rec_.cluster,
+                             cl->second.note.empty() ? std::string() : "; " + cl->second.note));
+        }
+      }
+    }
+    if (entry == &it->second && !it->second.note.empty())
+      assume(fmt::format("node = {} ({})", it->second.node, it->second.note));
+    const auto file = file_of(entry->node);
+    if (!file) return fmt::format("node entry \"{}\" is not in configs/nodes", entry->node);
     const json node = read_json_file(*file);
     const int catalog_per_node = node.value("devices_per_node", 0);
     const int domain = node.value("nvlink_domain_devices", 0);
@@ -170,9 +216,9 @@ class Builder {
     if (rec_.gpus_per_node) {
       per_node = static_cast<int>(*rec_.gpus_per_node);
     } else {
-      assume(fmt::format("gpus_per_node = {} (not stated; node entry {})", per_node, it->second.node));
+      assume(fmt::format("gpus_per_node = {} (not stated; node entry {})", per_node, entry->node));
     }
-    if (per_node <= 0) return fmt::format("node entry {} has no devices_per_node", it->second.node);
+    if (per_node <= 0) return fmt::format("node entry {} has no devices_per_node", entry->node);
     const int count = static_cast<int>(rec_.count);
     if (count > per_node && count % per_node != 0) {
       return fmt::format("{} devices are not whole nodes of {} (partial nodes are not modelled)", count,
@@ -183,11 +229,11 @@ class Builder {
     } else if (per_node != catalog_per_node) {
       c_.devices_per_node_override = per_node;
       assume(fmt::format("node {} with {} devices per node (as the record states; the entry has {})",
-                         it->second.node, per_node, catalog_per_node));
+                         entry->node, per_node, catalog_per_node));
     }
     c_.devices = count;
-    cluster_ = {{"name", rec_.id}, {"node", it->second.node}, {"nodes", std::max(1, count / per_node)}};
-    if (domain > per_node) place_in_domains(count, std::min(per_node, count), domain, it->second.node);
+    cluster_ = {{"name", rec_.id}, {"node", entry->node}, {"nodes", std::max(1, count / per_node)}};
+    if (domain > per_node) place_in_domains(count, std::min(per_node, count), domain, entry->node);
     if (!it->second.power_cap.empty()) {
       power_cap_ = it->second.power_cap;
       assume(
@@ -484,6 +530,10 @@ class Builder {
       if (dp > 1)
         assume(fmt::format("dp_collective = {} ({} default{})", *collective, profile_->name,
                            zero == 3 && profile_->dp_collective_zero3 ? " with ZeRO-3" : ""));
+    }
+    if (profile_ && profile_->pipeline_p2p && *tp > 0 && *pp > 1) {
+      par_["pipeline_p2p"] = *profile_->pipeline_p2p;
+      assume(fmt::format("pipeline_p2p = {} ({} default)", *profile_->pipeline_p2p, profile_->name));
     }
     return schedule();
   }
@@ -782,8 +832,9 @@ ReferenceSet reference_runs_from_json(const json& records, const std::string& la
   diagnostics.throw_if_any();
 
   const std::vector<FrameworkProfile> profiles = read_framework_profiles(paths);
-  const auto accelerators = read_accelerators(paths);
-  Inputs in{profiles, accelerators, Catalog(paths)};
+  std::map<std::string, AcceleratorEntry> clusters;
+  const auto accelerators = read_accelerators(paths, clusters);
+  Inputs in{profiles, accelerators, clusters, Catalog(paths)};
   ReferenceSet out;
   out.records = parsed.size();
   for (const ReferenceRecord& rec : parsed) {

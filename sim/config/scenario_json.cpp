@@ -293,6 +293,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                                      {"samples", t.batch_rampup->samples}};
   }
   if (!s.parallelism.tp_comm_overlap_backward) j["parallelism"]["tp_comm_overlap_scope"] = "forward";
+  if (s.parallelism.pipeline_p2p_blocking) j["parallelism"]["pipeline_p2p"] = "deepspeed";
   if (t.fp8_scaling != Fp8Scaling::delayed)
     j["training"]["fp8_scaling"] = std::string(name_of(fp8_scaling_names(), t.fp8_scaling));
   const DpModeSpec& d = p.data_parallel;

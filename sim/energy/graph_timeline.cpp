@@ -16,7 +16,7 @@ namespace {
 template <class F>
 void split_op(const NodeTiming& t, const OpCost& c, F&& f) {
   const Seconds memory_bound = c.compute - c.compute_bound;
-  const Seconds comm = c.tp_comm + c.cp_comm + c.dp_comm;
+  const Seconds comm = c.tp_comm + c.cp_comm + c.dp_comm + c.pp_comm;  // pp_comm: blocking pipeline transfers
   const Seconds parts[] = {c.compute_bound, memory_bound, comm};
   const DeviceState states[] = {DeviceState::compute, DeviceState::memory, DeviceState::communication};
   const Seconds total = c.compute_bound + memory_bound + comm;
@@ -351,7 +351,7 @@ bool timeline_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, 
     // split_op's arithmetic: parts over their total, in Seconds as there.
     const OpCost& c = g.costs[k];
     const Seconds memory_bound = c.compute - c.compute_bound;
-    const Seconds comm = c.tp_comm + c.cp_comm + c.dp_comm;
+    const Seconds comm = c.tp_comm + c.cp_comm + c.dp_comm + c.pp_comm;  // pp_comm: blocking pipeline transfers
     const Seconds sum = c.compute_bound + memory_bound + comm;
     OpSplit& x = splits[k];
     x.whole = sum.value() <= 0.0;

@@ -252,6 +252,7 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
       sum.cp_exposed += c.cp_comm;
       sum.dp_exposed += c.dp_comm;
       sum.ep_exposed += c.ep_comm;
+      sum.pp_exposed += c.pp_comm;
       const Seconds gap = nt.start - prev_end;
       if (gap.value() > 0) {
         const Seconds pp_part = min(gap, node.dep_delay);

@@ -308,6 +308,8 @@ StepGraph build_step_graph(const Scenario& s) {
       const bool last = k == virtual_stage_count(g.schedule) - 1;
       ChunkRole role{lr.count, s.model.moe_layers_in(lr.first, lr.first + lr.count), k == 0, last,
                      last ? s.model.mtp_depth : 0};
+      role.has_prev = k > 0;
+      role.has_next = !last;
       if (par.vocab_parallel != VocabParallel::none && p > 1) {
         role.has_embedding = role.has_head = false;  // split over every chunk instead
         role.vocab_share = 1.0 / (p * v);
@@ -386,10 +388,12 @@ StepGraph build_step_graph(const Scenario& s) {
     const std::uint8_t* crosses = sk->crosses.data();
     const Seconds* durations = cost_duration.data();
     const Seconds p2p = g.p2p_time;
+    const bool blocking_p2p = par.pipeline_p2p_blocking;
     for (std::size_t i = 0; i < ops; ++i) {
       if (lone && sk->lone[i]) nodes[i].cost += g.lone_costs_from;
       nodes[i].duration = durations[static_cast<std::size_t>(nodes[i].cost)];
-      if (crosses[i]) nodes[i].dep_delay = p2p;
+      // pipeline_p2p "deepspeed": the transfer is in the ops' own durations (OpCost::pp_comm).
+      if (crosses[i] && !blocking_p2p) nodes[i].dep_delay = p2p;
     }
   }
   g.pipeline_order = sk->order;

@@ -20,6 +20,7 @@ OpCost& OpCost::operator+=(const OpCost& o) {
   cp_comm += o.cp_comm;
   dp_comm += o.dp_comm;
   ep_comm += o.ep_comm;
+  pp_comm += o.pp_comm;
   overlap_slowdown += o.overlap_slowdown;
   model_flops += o.model_flops;
   hardware_flops += o.hardware_flops;
@@ -36,6 +37,7 @@ OpCost operator*(const OpCost& c, double k) {
   r.cp_comm = c.cp_comm * k;
   r.dp_comm = c.dp_comm * k;
   r.ep_comm = c.ep_comm * k;
+  r.pp_comm = c.pp_comm * k;
   r.overlap_slowdown = c.overlap_slowdown * k;
   r.model_flops = c.model_flops * k;
   r.hardware_flops = c.hardware_flops * k;
@@ -349,6 +351,20 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     if (!par.sequence_parallel && par.tp > 1) {
       p2p_ += tp_time(CollectiveOp::all_gather, act_bytes);
     }
+    if (par.pipeline_p2p_blocking) {
+      // DeepSpeed's PipelineEngine (microsoft/DeepSpeed 4ad8019, 2021-09; unchanged in 29bee73 of
+      // 2021-10): deepspeed/runtime/pipe/p2p.py send()/recv() are dist.broadcast() calls in a two-rank
+      // group with async_op forced to False, so the compute stream waits for every transfer;
+      // runtime/pipe/engine.py sets is_pipe_partitioned = is_model_parallel and is_grad_partitioned =
+      // False: the forward output is a PartitionedTensor (each TP rank sends its 1/tp slice, the receiver
+      // all-gathers it: part_input.full()), the gradient goes back whole from every TP rank, and the stage
+      // that receives it first all-gathers its own partitioned output again (_exec_recv_grads).
+      const ConcurrentGroups pairs{
+          .size = 2, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1};
+      ds_act_ = topo.time(CollectiveOp::send_recv, slice, pairs);
+      ds_grad_ = topo.time(CollectiveOp::send_recv, act_bytes, pairs);
+      ds_gather_ = par.tp > 1 ? tp_time(CollectiveOp::all_gather, act_bytes) : Seconds(0);
+    }
   }
 }
 
@@ -573,6 +589,23 @@ ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
     c.backward += mtp_.bwd * d;
     c.backward_input += mtp_.bwd_input * d;
     c.backward_weight += mtp_.bwd_weight * d;
+  }
+  // pipeline_p2p "deepspeed": the chunk's own sends and receives block its stream (each transfer is paid
+  // by both ranks, as a blocking broadcast is; the graph then adds no transfer delay between them).
+  if (s_.parallelism.pipeline_p2p_blocking) {
+    if (role.has_prev) {
+      c.forward.pp_comm += ds_act_;         // receive the activation slice
+      c.forward.tp_comm += ds_gather_;      // part_input.full()
+      c.backward.pp_comm += ds_grad_;       // send the whole input gradient
+      c.backward_input.pp_comm += ds_grad_;
+    }
+    if (role.has_next) {
+      c.forward.pp_comm += ds_act_;         // send the output slice
+      c.backward.pp_comm += ds_grad_;       // receive the whole output gradient
+      c.backward.tp_comm += ds_gather_;     // rebuild the partitioned output before the backward
+      c.backward_input.pp_comm += ds_grad_;
+      c.backward_input.tp_comm += ds_gather_;
+    }
   }
   // Fixed cost of every pipeline op (host dispatch, stream synchronisation around its send/receive).
   const Seconds op = s_.cluster.node.device.efficiency.op_overhead;

@@ -23,12 +23,13 @@ struct OpCost {
   Seconds cp_comm{0};           // context-parallel K/V exchange not hidden under attention
   Seconds dp_comm{0};           // per-op ZeRO-3/FSDP parameter gathers and gradient scatters not hidden
   Seconds ep_comm{0};           // MoE dispatch/combine all-to-alls (and expert-TP gathers) not hidden
+  Seconds pp_comm{0};           // blocking pipeline sends/receives run on the op's stream (pipeline_p2p deepspeed)
   Seconds overlap_slowdown{0};  // part of `compute`: kernels slowed by collectives running under them
   Flops model_flops{0};         // counted for MFU (no recomputation)
   Flops hardware_flops{0};      // model FLOPs + recomputed FLOPs (HFU convention)
   double ep_passes = 0;  // MoE layer passes with a dispatch + combine all-to-all (recomputation included)
 
-  [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm + ep_comm; }
+  [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm + ep_comm + pp_comm; }
   OpCost& operator+=(const OpCost& o);
   friend OpCost operator*(const OpCost& c, double k);
 };
@@ -43,6 +44,11 @@ struct ChunkRole {
   // Vocabulary parallelism (parallelism.vocab_parallel): the share of the embedding and of the output
   // layer + loss this chunk computes (1/(pp·vp) on every chunk; 0 without vocabulary parallelism).
   double vocab_share = 0;
+  // Neighbouring chunks in the pipeline (a previous one feeds this chunk's input, a next one takes its
+  // output): the blocking pipeline transfers of pipeline_p2p "deepspeed" are charged to the chunk's own
+  // ops. Both false (the default) charges none.
+  bool has_prev = false;
+  bool has_next = false;
 };
 
 /// Collectives of one micro-batch under vocabulary parallelism (Yeung, Qi, Lin, Wan, "Balancing Pipeline
@@ -138,6 +144,9 @@ class OpCostModel {
   BytesPerSecond vocab_bw_{0};
   LayerCosts mtp_;  // one multi-token-prediction module (its block, projection, embedding and head)
   Seconds p2p_{0};
+  // pipeline_p2p "deepspeed": one activation slice (1/tp of it per TP rank), one whole gradient per TP
+  // rank, and the TP all-gather that rebuilds a partitioned activation.
+  Seconds ds_act_{0}, ds_grad_{0}, ds_gather_{0};
   BytesPerSecond dp_bandwidth_{0};
   std::shared_ptr<const TopologyCollectives> topo_;
 };

@@ -88,6 +88,11 @@ struct ParallelismSpec {
   // local ranks split the buffer over all its NICs) or one flat ring in which every rank moves the whole
   // buffer through its own NIC (`dp_collective: "flat-ring"`; docs/collectives.md).
   bool dp_flat_ring = false;
+  // Pipeline point-to-point (`pipeline_p2p`): Megatron's scatter/gather transfer beside the compute stream
+  // (default), or DeepSpeed's PipelineEngine (`"deepspeed"`): blocking two-rank NCCL broadcasts on the
+  // compute stream, the activation partitioned over the TP group and all-gathered on receipt, the
+  // gradient sent whole by every TP rank (deepspeed/runtime/pipe/{p2p,engine}.py; docs/model.md).
+  bool pipeline_p2p_blocking = false;
   /// Transformer layers per virtual pipeline stage (pp·vp entries, virtual stage k = chunk·pp + stage,
   /// summing to the model's layers); empty = layers / (pp·vp) each (`pipeline_layers`).
   std::vector<int> pipeline_layers;

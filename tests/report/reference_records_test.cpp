@@ -529,3 +529,32 @@ TEST_CASE("MaxText records take the decoder of their date and its batch rule fro
   CHECK(stated.experiment["training"]["micro_batch"] == 4);
   CHECK_FALSE(mentions(stated.assumptions, "model.parallel_block"));
 }
+
+TEST_CASE("a named machine listed under clusters runs on its own node entry; an unlisted one on the generic") {
+  json r = base_record();
+  r["framework"] = {{"name", "megatron-deepspeed"}, {"version", nullptr}, {"date", "2021-09"}};
+  r["hardware"] = {{"accelerator", "NVIDIA V100 SXM2 32GB"}, {"count", 128}, {"gpus_per_node", 4},
+                   {"cluster", "Jean Zay (IDRIS) V100-32GB partition"}};
+  r["model"] = {{"name", "tr8"},      {"layers", 64},       {"hidden", 11600}, {"heads", 80},
+                {"vocab", 50257},     {"seq_len", 2048},    {"moe", nullptr}};
+  r["parallelism"] = {{"tp", 4}, {"pp", 32}, {"micro_batch", 1}, {"global_batch", 2048}};
+  r["precision"] = {{"compute", "fp16"}};
+  r["measured"] = {{"step_time_s", 700}};
+  const config::ReferenceCase named = only_case(read(r));
+  CHECK(named.experiment["cluster"]["node"] == "jean-zay-v100-32gb");
+  CHECK(mentions(named.assumptions, "node = jean-zay-v100-32gb (hardware.cluster"));
+  // The DeepSpeed pipeline engine's transfers are the megatron-deepspeed profile's default, said.
+  CHECK(named.experiment["parallelism"]["pipeline_p2p"] == "deepspeed");
+  CHECK(mentions(named.assumptions, "pipeline_p2p = deepspeed (megatron-deepspeed-2021 default)"));
+  r["hardware"]["cluster"] = "Some other V100 cluster";
+  const config::ReferenceCase generic = only_case(read(r));
+  CHECK(generic.experiment["cluster"]["node"] == "dgx-1-v100");
+  // A cluster whose node holds another device than the accelerator's is not used.
+  r["hardware"]["cluster"] = "Jean Zay (IDRIS/GENCI) A100 80GB partition";
+  CHECK(only_case(read(r)).experiment["cluster"]["node"] == "dgx-1-v100");
+  // The same record without the cluster's name predicts on the generic node: a different step.
+  r["hardware"]["cluster"] = "Jean Zay (IDRIS) V100-32GB partition";
+  const double jz = predict(r);
+  r["hardware"].erase("cluster");
+  CHECK(jz != Approx(predict(r)));
+}
