@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -152,55 +153,77 @@ struct OpSplit {
   bool whole = true;
 };
 
-// The scan inputs of stage `st`'s compute stream, one per position (what stage_totals reads of a node).
-void stage_inputs(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
-                  const std::vector<OpSplit>& splits, std::vector<StageScanInput>& out) {
-  const std::vector<int>& order = g.order[st][static_cast<std::size_t>(Resource::compute)];
-  out.resize(order.size());
-  const StepNode* nodes = g.nodes.data();
-  const NodeTiming* times = timing.data();
-  StageScanInput* in = out.data();
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const int id = order[k];
-    const StepNode& node = nodes[static_cast<std::size_t>(id)];
-    StageScanInput& x = in[k];
-    x.t0 = times[static_cast<std::size_t>(id)].start.value();
-    x.t1 = times[static_cast<std::size_t>(id)].end.value();
-    x.id = id;
-    if (node.kind == NodeKind::optimizer) {
-      x.delay = x.compute = x.memory = 0.0;
-      x.mode = 0;
-      continue;
-    }
-    x.delay = node.dep_delay.value();
-    const OpSplit* sp = node.cost >= 0 ? &splits[static_cast<std::size_t>(node.cost)] : nullptr;
-    if (sp == nullptr || sp->whole) {
-      x.compute = x.memory = 0.0;
-      x.mode = 1;
-    } else {
-      x.compute = sp->compute;
-      x.memory = sp->memory;
-      x.mode = 2;
-    }
+// One position's scan input (what stage_totals reads of a node).
+inline void make_input(const StepNode& node, const NodeTiming& t, int id, const std::vector<OpSplit>& splits,
+                       StageScanInput& x) {
+  x.t0 = t.start.value();
+  x.t1 = t.end.value();
+  x.id = id;
+  if (node.kind == NodeKind::optimizer) {
+    x.delay = x.compute = x.memory = 0.0;
+    x.mode = 0;
+    return;
+  }
+  x.delay = node.dep_delay.value();
+  const OpSplit* sp = node.cost >= 0 ? &splits[static_cast<std::size_t>(node.cost)] : nullptr;
+  if (sp == nullptr || sp->whole) {
+    x.compute = x.memory = 0.0;
+    x.mode = 1;
+  } else {
+    x.compute = sp->compute;
+    x.memory = sp->memory;
+    x.mode = 2;
   }
 }
 
-bool same_input(const StageScanInput& a, const StageScanInput& b) {
+// Bit for bit (a -0.0 is not a 0.0 here).
+inline bool same_input(const StageScanInput& a, const StageScanInput& b) {
   static_assert(sizeof(StageScanInput) == 5 * sizeof(double) + 2 * sizeof(std::int32_t), "no padding");
-  return std::memcmp(&a, &b, sizeof(StageScanInput)) == 0;
+  return std::bit_cast<std::uint64_t>(a.t0) == std::bit_cast<std::uint64_t>(b.t0) &&
+         std::bit_cast<std::uint64_t>(a.t1) == std::bit_cast<std::uint64_t>(b.t1) &&
+         std::bit_cast<std::uint64_t>(a.delay) == std::bit_cast<std::uint64_t>(b.delay) &&
+         std::bit_cast<std::uint64_t>(a.compute) == std::bit_cast<std::uint64_t>(b.compute) &&
+         std::bit_cast<std::uint64_t>(a.memory) == std::bit_cast<std::uint64_t>(b.memory) && a.id == b.id &&
+         a.mode == b.mode;
+}
+
+// Writes the scan inputs of stage `st`'s compute stream into `inputs`, one per position. With `compare`,
+// the positions whose input equals the one already there are only read; returns the first position that
+// differed (inputs.size() afterwards when none did and the length is the same).
+std::size_t update_inputs(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
+                          const std::vector<OpSplit>& splits, std::vector<StageScanInput>& inputs, bool compare) {
+  const std::vector<int>& order = g.order[st][static_cast<std::size_t>(Resource::compute)];
+  const std::size_t n = order.size();
+  const StepNode* nodes = g.nodes.data();
+  const NodeTiming* times = timing.data();
+  std::size_t k = 0;
+  if (compare) {
+    const std::size_t same_length = std::min(n, inputs.size());
+    StageScanInput x;
+    for (; k < same_length; ++k) {
+      const auto id = static_cast<std::size_t>(order[k]);
+      make_input(nodes[id], times[id], order[k], splits, x);
+      if (!same_input(x, inputs[k])) break;
+    }
+  }
+  const std::size_t first_change = k;
+  inputs.resize(n);
+  for (; k < n; ++k) {
+    const auto id = static_cast<std::size_t>(order[k]);
+    make_input(nodes[id], times[id], order[k], splits, inputs[k]);
+  }
+  return first_change;
 }
 
 // The state from which stage `st`'s scan can resume: the memo's last checkpoint taken before the first
 // position whose input changed, before the first instant at which the data-parallel intervals changed
 // (the scan reads an interval only once its start lies before a compute interval's), and before any
 // time the previous or the new step end clamps. Index 0 (the start) when nothing can be reused.
-std::size_t resume_checkpoint(const StageScanMemo& memo, const std::vector<StageScanInput>& cur,
+// `p` is the first position whose input changed (update_inputs).
+std::size_t resume_checkpoint(const StageScanMemo& memo, std::size_t p,
                               const std::vector<std::pair<double, double>>& dp, double end_of_step,
                               const std::array<bool, kDeviceStateCount>& is_top, std::size_t top_size) {
   if (!memo.valid || memo.checkpoints.empty() || memo.is_top != is_top || top_size != memo.top_size) return 0;
-  std::size_t p = 0;
-  const std::size_t n = std::min(cur.size(), memo.inputs.size());
-  while (p < n && same_input(cur[p], memo.inputs[p])) ++p;
   std::size_t m = 0;
   const std::size_t nd = std::min(dp.size(), memo.dp.size());
   while (m < nd && std::memcmp(&dp[m], &memo.dp[m], sizeof(dp[m])) == 0) ++m;
@@ -234,9 +257,10 @@ bool stage_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, std
     return false;
   }
   const std::vector<std::pair<double, double>>& dp = *dp_in_order;
-  static thread_local std::vector<StageScanInput> cur;
-  stage_inputs(g, timing, st, splits, cur);
-  const std::size_t c = use_memo ? resume_checkpoint(memo, cur, dp, end_of_step, is_top, top.size()) : 0;
+  // The memo's inputs become this call's (the memo is invalid until the scan completes).
+  const bool compare = use_memo && memo.valid;
+  const std::size_t first_change = update_inputs(g, timing, st, splits, memo.inputs, compare);
+  const std::size_t c = compare ? resume_checkpoint(memo, first_change, dp, end_of_step, is_top, top.size()) : 0;
   StageScanState state;
   if (c > 0) state = memo.checkpoints[c];
   memo.checkpoints.resize(c);
@@ -306,8 +330,8 @@ bool stage_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, std
     std::size_t s;
   };
   Piece pieces[4];
-  const StageScanInput* in = cur.data();
-  const std::size_t positions = cur.size();
+  const StageScanInput* in = memo.inputs.data();
+  const std::size_t positions = memo.inputs.size();
   for (std::size_t k = state.position; k < positions; ++k) {
     if (use_memo && k % kStageScanCheckpointEvery == 0) {
       // The state before position k (only states of an ordered scan are kept; an unordered one fails).
@@ -356,7 +380,6 @@ bool stage_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, std
   }
   for (DeviceState s : kAllDeviceStates) time[s] = Seconds(total[state_index(s)]);
   if (use_memo) {
-    memo.inputs.swap(cur);
     memo.dp.assign(dp.begin(), dp.end());
     memo.end_of_step = end_of_step;
     memo.is_top = is_top;
