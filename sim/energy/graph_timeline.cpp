@@ -159,6 +159,7 @@ inline void make_input(const StepNode& node, const NodeTiming& t, int id, const 
   x.t0 = t.start.value();
   x.t1 = t.end.value();
   x.id = id;
+  x.cost = node.cost;
   if (node.kind == NodeKind::optimizer) {
     x.delay = x.compute = x.memory = 0.0;
     x.mode = 0;
@@ -176,20 +177,22 @@ inline void make_input(const StepNode& node, const NodeTiming& t, int id, const 
   }
 }
 
-// Bit for bit (a -0.0 is not a 0.0 here).
-inline bool same_input(const StageScanInput& a, const StageScanInput& b) {
-  static_assert(sizeof(StageScanInput) == 5 * sizeof(double) + 2 * sizeof(std::int32_t), "no padding");
-  return std::bit_cast<std::uint64_t>(a.t0) == std::bit_cast<std::uint64_t>(b.t0) &&
-         std::bit_cast<std::uint64_t>(a.t1) == std::bit_cast<std::uint64_t>(b.t1) &&
-         std::bit_cast<std::uint64_t>(a.delay) == std::bit_cast<std::uint64_t>(b.delay) &&
-         std::bit_cast<std::uint64_t>(a.compute) == std::bit_cast<std::uint64_t>(b.compute) &&
-         std::bit_cast<std::uint64_t>(a.memory) == std::bit_cast<std::uint64_t>(b.memory) && a.id == b.id &&
-         a.mode == b.mode;
+inline bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+// Whether position `k`'s input (`x`, written by make_input for the previous call) is what make_input would
+// write now, read off the node and its timing without forming the input: the same node, times and delay
+// (bit for bit: a -0.0 is not a 0.0 here) and the same cost index, whose split the caller has checked to
+// be unchanged.
+inline bool same_input(const StepNode& node, const NodeTiming& t, int id, const StageScanInput& x) {
+  if (x.id != id || !same_bits(x.t0, t.start.value()) || !same_bits(x.t1, t.end.value())) return false;
+  if (node.kind == NodeKind::optimizer) return x.mode == 0;
+  return x.mode != 0 && x.cost == node.cost && same_bits(x.delay, node.dep_delay.value());
 }
 
-// Writes the scan inputs of stage `st`'s compute stream into `inputs`, one per position. With `compare`,
-// the positions whose input equals the one already there are only read; returns the first position that
-// differed (inputs.size() afterwards when none did and the length is the same).
+// Writes the scan inputs of stage `st`'s compute stream into `inputs`, one per position. With `compare`
+// (the op splits are those of the call that wrote `inputs`), the positions whose input equals the one
+// already there are only read; returns the first position that differed (inputs.size() afterwards when
+// none did and the length is the same).
 std::size_t update_inputs(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st,
                           const std::vector<OpSplit>& splits, std::vector<StageScanInput>& inputs, bool compare) {
   const std::vector<int>& order = g.order[st][static_cast<std::size_t>(Resource::compute)];
@@ -199,11 +202,9 @@ std::size_t update_inputs(const StepGraph& g, const std::vector<NodeTiming>& tim
   std::size_t k = 0;
   if (compare) {
     const std::size_t same_length = std::min(n, inputs.size());
-    StageScanInput x;
     for (; k < same_length; ++k) {
       const auto id = static_cast<std::size_t>(order[k]);
-      make_input(nodes[id], times[id], order[k], splits, x);
-      if (!same_input(x, inputs[k])) break;
+      if (!same_input(nodes[id], times[id], order[k], inputs[k])) break;
     }
   }
   const std::size_t first_change = k;
@@ -250,7 +251,7 @@ std::size_t resume_checkpoint(const StageScanMemo& memo, std::size_t p,
 bool stage_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, std::size_t st, double end_of_step,
                   const std::vector<OpSplit>& splits, const std::array<bool, kDeviceStateCount>& is_top,
                   PerState<Seconds>& time, std::vector<std::pair<double, double>>& top, StageScanMemo& memo,
-                  bool use_memo, std::size_t& rescanned) {
+                  bool use_memo, bool splits_unchanged, std::size_t& rescanned) {
   const std::vector<std::pair<double, double>>* dp_in_order = dp_intervals(g, timing, st, end_of_step);
   if (dp_in_order == nullptr) {
     memo.valid = false;
@@ -258,7 +259,7 @@ bool stage_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, std
   }
   const std::vector<std::pair<double, double>>& dp = *dp_in_order;
   // The memo's inputs become this call's (the memo is invalid until the scan completes).
-  const bool compare = use_memo && memo.valid;
+  const bool compare = use_memo && splits_unchanged && memo.valid;
   const std::size_t first_change = update_inputs(g, timing, st, splits, memo.inputs, compare);
   const std::size_t c = compare ? resume_checkpoint(memo, first_change, dp, end_of_step, is_top, top.size()) : 0;
   StageScanState state;
@@ -488,6 +489,23 @@ bool timeline_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, 
     x.compute = x.whole ? 0.0 : c.compute_bound / sum;
     x.memory = x.whole ? 0.0 : memory_bound / sum;
   }
+  // The memo's inputs hold splits by cost index: usable only when every split is what it was.
+  bool same_splits = out.memo_splits.size() == 3 * splits.size();
+  for (std::size_t k = 0; same_splits && k < splits.size(); ++k) {
+    same_splits = same_bits(out.memo_splits[3 * k], splits[k].compute) &&
+                  same_bits(out.memo_splits[3 * k + 1], splits[k].memory) &&
+                  out.memo_splits[3 * k + 2] == (splits[k].whole ? 1.0 : 0.0);
+  }
+  if (!same_splits) {
+    // Every stage's inputs were written with other splits (also those a failed call did not reach).
+    for (StageScanMemo& m : out.memo) m.valid = false;
+    out.memo_splits.resize(3 * splits.size());
+    for (std::size_t k = 0; k < splits.size(); ++k) {
+      out.memo_splits[3 * k] = splits[k].compute;
+      out.memo_splits[3 * k + 1] = splits[k].memory;
+      out.memo_splits[3 * k + 2] = splits[k].whole ? 1.0 : 0.0;
+    }
+  }
   out.activity.step_time = step_time;
   out.activity.devices.resize(stages);
   out.top.resize(stages);
@@ -499,7 +517,7 @@ bool timeline_totals(const StepGraph& g, const std::vector<NodeTiming>& timing, 
     fmt::format_to(std::back_inserter(rep.name), "pp-stage-{}", st);
     rep.multiplicity = devices_per_stage;
     if (!stage_totals(g, timing, st, step_time.value(), splits, is_top, rep.time, out.top[st], out.memo[st],
-                      out.memo_on, out.positions_rescanned))
+                      out.memo_on, out.memo_on && same_splits, out.positions_rescanned))
       return false;
   }
   // Every representative in a state of the largest power at one instant: that instant's sum, taken in

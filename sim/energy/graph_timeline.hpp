@@ -46,11 +46,12 @@ void resolved_timeline_into(const StepGraph& g, const std::vector<NodeTiming>& t
 /// the largest power (no instant can then exceed Σ_d m_d P_max; the figure is that sum taken in stage
 /// order, as timeline_device_power_peak sums an instant). Storage of `out` is reused across calls.
 /// One compute-stream position of a stage as the totals scan reads it (graph_timeline.cpp): the op's
-/// times, its pipeline delay and its split fractions. Compared bit for bit between calls.
+/// times, its pipeline delay and its split fractions. Compared bit for bit with the next call's node.
 struct StageScanInput {
   double t0 = 0, t1 = 0, delay = 0, compute = 0, memory = 0;
   std::int32_t id = 0;
-  std::int32_t mode = 0;  // 0 optimizer, 1 one compute piece, 2 split into compute / memory / communication
+  std::int32_t cost = -1;  // the node's index into StepGraph::costs
+  std::int32_t mode = 0;   // 0 optimizer, 1 one compute piece, 2 split into compute / memory / communication
 };
 
 /// The totals scan of one stage between two positions: everything it carries from one op to the next.
@@ -84,6 +85,7 @@ struct TimelineTotals {
   /// deterministic function of its inputs, so the totals are the same to the bit (tests/energy compare
   /// with `memo_on` false, which scans every stage from its start).
   std::vector<StageScanMemo> memo;
+  std::vector<double> memo_splits;  // the op splits the memo's inputs were written with (3 per cost)
   bool memo_on = true;
   std::size_t positions_rescanned = 0;  // positions scanned by the last call (tests read it)
 };

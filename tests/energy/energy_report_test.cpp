@@ -272,6 +272,28 @@ TEST_CASE("timeline totals resumed from the previous call's scan equal a scan fr
       // The unchanged repeat rescans at most one checkpoint interval per stage.
       if (variant == 2) CHECK(memo.positions_rescanned <= g.order.size() * kStageScanCheckpointEvery);
     }
+    {
+      // Op splits changed under unchanged times (compute-bound share halved): no position may be reused.
+      const StepGraph g = build_step_graph(base);
+      const std::vector<NodeTiming> timing = evaluate_timeline(g);
+      Seconds step_time(0);
+      for (const NodeTiming& t : timing) step_time = max(step_time, t.end);
+      const int per_stage = base.cluster.devices() / base.parallelism.pp;
+      const PerState<Watts> power = effective_state_power(base.energy->device, base.energy->power_cap);
+      REQUIRE(timeline_totals(g, timing, step_time, per_stage, power, memo));
+      StepGraph g2 = g;
+      for (OpCost& c : g2.costs) c.compute_bound = c.compute_bound * 0.5;
+      TimelineTotals fresh;
+      fresh.memo_on = false;
+      REQUIRE(timeline_totals(g2, timing, step_time, per_stage, power, fresh));
+      REQUIRE(timeline_totals(g2, timing, step_time, per_stage, power, memo));
+      CHECK(memo.positions_rescanned == fresh.positions_rescanned);
+      for (std::size_t d = 0; d < fresh.activity.devices.size(); ++d) {
+        for (DeviceState x : kAllDeviceStates) {
+          CHECK(memo.activity.devices[d].time[x].value() == fresh.activity.devices[d].time[x].value());
+        }
+      }
+    }
     // On gpt3-175b the oversubscription changes and the repeat resumed part-way (the memo is used, not
     // only kept).
     if (std::string(name) == "gpt3-175b-a100-1024") CHECK(reused_calls >= 3);
