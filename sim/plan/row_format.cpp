@@ -20,11 +20,6 @@ std::string input_json(const std::string& text) {
   return parsed.dump();
 }
 
-std::string metric_text(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  return v.dump();
-}
-
 }  // namespace
 
 const char* to_string(RowStatus s) {
@@ -123,16 +118,19 @@ void RowFormatter::append(const SweepRow& row, std::string& out) const {
   } else {
     out += json_string(row.reason);
   }
-  // Both lists are sorted by key: merge them.
+  // Both lists are sorted by key: merge them. Values other than strings are written by the JSON library's
+  // serializer straight into `out` (the text dump() gives, without a string per value; such text never
+  // needs CSV quoting).
+  nlohmann::detail::serializer<nlohmann::json> serializer(nlohmann::detail::output_adapter<char>(out), ' ');
   auto it = row.metrics.begin();
   for (const std::string& m : schema_.metrics) {
     key();
     while (it != row.metrics.end() && it->first < m) ++it;
     if (it != row.metrics.end() && it->first == m) {
-      if (csv) {
-        append_csv_field(metric_text(it->second), out);
+      if (csv && it->second.is_string()) {
+        append_csv_field(it->second.get_ref<const std::string&>(), out);
       } else {
-        out += it->second.dump();
+        serializer.dump(it->second, false, false, 0);
       }
     } else if (!csv) {
       out += "null";
