@@ -31,6 +31,7 @@ struct ReferenceRecord {
   std::string accelerator;
   std::int64_t count = 0;
   std::optional<std::int64_t> gpus_per_node;
+  std::optional<std::int64_t> slices;  // TPU multi-slice job: slices joined over DCN
   // parallelism
   std::optional<std::int64_t> tp, pp, dp, cp, ep, etp, vp, zero_stage, micro_batch, global_batch,
       global_batch_tokens;
