@@ -65,6 +65,14 @@ struct NetworkSpec {
   /// Derived torus only: the size of the group whose consecutive ranks should fill the leading torus
   /// dimensions (tensor parallelism; torus_mapped_cluster). 1 = the near-cubic order.
   int torus_lead = 1;
+  /// Multi-slice TPU job (torus-ici nodes only; docs/collectives.md "Multi-slice"): the job's chips form
+  /// `slices` equal ICI tori of nodes / slices hosts each; slices talk only over the data-centre network
+  /// (DCN) through their hosts' NICs. 1 = one torus.
+  int slices = 1;
+  /// DCN bandwidth per host, per direction, as reached (efficiency applied), and its per-step latency.
+  /// Derived from the node's NICs (nics × nic bandwidth × nic efficiency, nic latency) unless given.
+  LinkSpec dcn;
+  bool dcn_derived = true;
 };
 
 /// One device pool of a heterogeneous cluster (docs/heterogeneous.md): identical nodes of one kind.

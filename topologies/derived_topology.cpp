@@ -48,9 +48,21 @@ std::vector<int> lead_dims_first(std::vector<int> dims, int lead) {
 }
 
 std::optional<ClusterSpec> torus_mapped_cluster(const ClusterSpec& c, int tp) {
-  if (tp <= 1 || c.network.topology != "torus" || c.comm.topology || c.nodes == 1) return std::nullopt;
+  const bool multi_slice = c.network.slices > 1 && c.nodes % c.network.slices == 0;
+  const bool lead = tp > 1 && c.network.topology == "torus" && !c.comm.topology && c.nodes > 1;
+  if (!multi_slice && !lead) return std::nullopt;
   ClusterSpec out = c;
-  out.network.torus_lead = tp;
+  if (multi_slice) out = slice_cluster(c);
+  if (tp > 1 && out.network.topology == "torus" && !out.comm.topology && out.nodes > 1) out.network.torus_lead = tp;
+  return out;
+}
+
+ClusterSpec slice_cluster(const ClusterSpec& c) {
+  ClusterSpec out = c;
+  if (c.network.slices > 1 && c.nodes % c.network.slices == 0) {
+    out.nodes = c.nodes / c.network.slices;
+    out.network.slices = 1;
+  }
   return out;
 }
 

@@ -53,9 +53,15 @@ std::vector<int> near_cubic_dims(int n, int dims);
 /// subset fits (the group then spans partial dimensions) or lead <= 1.
 std::vector<int> lead_dims_first(std::vector<int> dims, int lead);
 
-/// The cluster a job with tensor-parallel degree `tp` runs on when it differs from `c`: for a derived
-/// torus (network "torus", no explicit topology, tp > 1) a copy with network.torus_lead = tp; else
-/// nullopt (use `c`).
+/// The cluster a job with tensor-parallel degree `tp` costs its collectives on when it differs from
+/// `c`: for a multi-slice cluster (network.slices > 1) one slice (slice_cluster); for a derived torus
+/// (network "torus", no explicit topology, tp > 1) a copy with network.torus_lead = tp; else nullopt
+/// (use `c`).
 std::optional<ClusterSpec> torus_mapped_cluster(const ClusterSpec& c, int tp);
+
+/// One slice of a multi-slice cluster: nodes / slices hosts, slices = 1, the same node and network (its
+/// torus derived for the slice's chips: every slice is its own ICI torus; slices are joined only by the
+/// data-centre network, Google Cloud TPU Multislice docs). `c` itself when slices = 1.
+ClusterSpec slice_cluster(const ClusterSpec& c);
 
 }  // namespace clustersim

@@ -38,6 +38,7 @@ class Checker {
   void check_schedule();
   void check_dp_mode();
   void check_pools();
+  void check_slices();
 
  private:
   Scenario& s_;
@@ -540,6 +541,38 @@ void Checker::check_dp_mode() {
   }
 }
 
+// Multi-slice TPU jobs (docs/collectives.md, "Multi-slice"): data parallelism spans the slices (MaxText's
+// default DCN mesh axis); every other parallel group stays inside a slice's torus.
+void Checker::check_slices() {
+  const int n = s_.cluster.network.slices;
+  if (n <= 1 || !usable({"/cluster/network/slices"})) return;
+  const auto& p = s_.parallelism;
+  if (p.dp % n != 0 && usable({"/parallelism/dp"})) {
+    error("/parallelism/dp", fmt::format("dp = {} is not a multiple of the {} slices: data parallelism spans the "
+                                         "slices (each slice holds dp / slices replicas)",
+                                         p.dp, n));
+  }
+  const auto one = [&](std::string_view key, int value, std::string_view what) {
+    const std::string pointer = fmt::format("/parallelism/{}", key);
+    if (value != 1 && usable({pointer})) {
+      error(pointer, fmt::format("{} = {} across {} slices: only data parallelism spans slices in this model "
+                                 "(MaxText's dcn_data_parallelism); {} over the data-centre network is not "
+                                 "modelled",
+                                 key, value, n, what));
+    }
+  };
+  one("pp", p.pp, "pipeline parallelism");
+  one("ep", p.ep, "expert parallelism");
+  if (p.data_parallel.mode != DpMode::allreduce && usable({"/parallelism/dp_mode"})) {
+    error("/parallelism/dp_mode", fmt::format("dp_mode {} across {} slices is not modelled (the slices all-reduce "
+                                              "their gradients hierarchically)",
+                                              name_of(dp_mode_names(), p.data_parallel.mode), n));
+  }
+  if (s_.training.compression.scheme != CompressionScheme::none && usable({"/compression/scheme"})) {
+    error("/compression/scheme", "gradient compression across slices is not modelled; set the scheme to \"none\"");
+  }
+}
+
 }  // namespace
 
 void finalize_scenario(Scenario& s, ReadContext& ctx) {
@@ -562,6 +595,7 @@ void finalize_scenario(Scenario& s, ReadContext& ctx) {
   c.check_schedule();
   c.check_dp_mode();
   c.check_pools();
+  c.check_slices();
 }
 
 }  // namespace clustersim::config

@@ -391,6 +391,38 @@ void read_pools(ObjectReader& r, ClusterSpec& c) {
   }
 }
 
+// network.slices and network.dcn_bandwidth (docs/collectives.md, "Multi-slice"): a multi-slice job is
+// TPU slices (a derived torus of torus-ici hosts per slice) joined by the hosts' data-centre NICs.
+void read_slices(ObjectReader& network, ClusterSpec& c, const NetworkShapeKeys& shape) {
+  NetworkSpec& n = c.network;
+  const NodeSpec& node = c.node;
+  n.dcn.latency = node.nic.latency;
+  n.dcn.bandwidth = BytesPerSecond(node.nics * node.nic.bandwidth.value() * node.nic.efficiency);
+  if (auto b = network.get_quantity("dcn_bandwidth")) {
+    n.dcn.bandwidth = BytesPerSecond(*b);
+    n.dcn_derived = false;
+  }
+  const auto slices = network.get_integer("slices");
+  if (!slices) return;
+  n.slices = static_cast<int>(*slices);
+  if (n.slices == 1) return;
+  if (node.fabric != NodeFabric::torus_ici) {
+    network.error("slices", fmt::format("{} slices: a multi-slice job is TPU slices (ICI tori of \"torus-ici\" "
+                                        "hosts) joined over the data-centre network; this node's fabric is "
+                                        "not torus-ici",
+                                        n.slices));
+  } else if (c.nodes % n.slices != 0) {
+    network.error("slices", fmt::format("{} slices do not divide the {} nodes into equal slices", n.slices,
+                                        c.nodes));
+  } else if (shape.explicit_shape()) {
+    network.error("slices", "slices > 1 takes the derived torus of one slice (nodes / slices hosts); an "
+                            "explicit torus shape (dims, wrap, cube, link) is not modelled with slices");
+  } else if (n.dcn.bandwidth.value() <= 0.0 && n.dcn_derived) {
+    network.error("slices", "slices talk over their hosts' data-centre NICs, but the node has none: give "
+                            "network.dcn_bandwidth or the node's nics and nic");
+  }
+}
+
 }  // namespace
 
 ClusterSpec read_cluster(ObjectReader& r) {
@@ -444,6 +476,7 @@ ClusterSpec read_cluster(ObjectReader& r) {
     }
     c.comm.sharp_efficiency = network->number("sharp_efficiency");
     network->accept("description");
+    read_slices(*network, c, shape);
     network->finish();
   }
   // An explicit fabric becomes the cluster's ClusterTopologySpec, checked here so that its problems

@@ -158,6 +158,7 @@ constexpr Field kHardwareFields[] = {
      .fallback = "required",
      .ints = kCount},
     count("gpus_per_node", "devices per node"),
+    count("slices", "TPU slices joined over the data-centre network (multi-slice job; null or 1: one slice)"),
     text("cluster", "cluster name"),
     text("interconnect_notes", "network as stated"),
 };
@@ -354,6 +355,7 @@ void read_hardware(ObjectReader& r, ReferenceRecord& out) {
   out.accelerator = r.require_string("accelerator");
   out.count = r.require_integer("count");
   out.gpus_per_node = s.integer("gpus_per_node");
+  out.slices = s.integer("slices");
   out.cluster = s.string("cluster");
   s.text("interconnect_notes");
 }

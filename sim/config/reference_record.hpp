@@ -32,6 +32,7 @@ struct ReferenceRecord {
   std::int64_t count = 0;
   std::optional<std::int64_t> gpus_per_node;
   std::optional<std::string> cluster;  // hardware.cluster as stated (matched exactly, never by substring)
+  std::optional<std::int64_t> slices;  // TPU multi-slice job: slices joined over DCN
   // parallelism
   std::optional<std::int64_t> tp, pp, dp, cp, ep, etp, vp, zero_stage, micro_batch, global_batch,
       global_batch_tokens;

@@ -233,6 +233,7 @@ class Builder {
     }
     c_.devices = count;
     cluster_ = {{"name", rec_.id}, {"node", entry->node}, {"nodes", std::max(1, count / per_node)}};
+    if (auto why = slices(node, entry->node, std::max(1, count / per_node))) return why;
     if (domain > per_node) place_in_domains(count, std::min(per_node, count), domain, entry->node);
     if (!it->second.power_cap.empty()) {
       power_cap_ = it->second.power_cap;
@@ -241,6 +242,28 @@ class Builder {
                       "the DVFS model of docs/energy.md)",
                       power_cap_));
     }
+    return std::nullopt;
+  }
+
+  // A TPU multi-slice job (hardware.slices): the cluster's network.slices, its DCN bandwidth per host
+  // derived from the node's NICs (printed as an assumption; docs/collectives.md "Multi-slice").
+  std::optional<std::string> slices(const json& node, const std::string& entry, int nodes) {
+    const bool tpu = node.value("fabric", "") == "torus-ici";
+    if (!rec_.slices) {
+      if (tpu) assume("slices = 1 (not stated; the job is one ICI torus)");
+      return std::nullopt;
+    }
+    const auto n = *rec_.slices;
+    if (n <= 1) return std::nullopt;
+    if (!tpu) return fmt::format("hardware.slices = {} on node {}: multi-slice jobs are modelled for TPU (torus-ici) hosts only", n, entry);
+    if (nodes % n != 0) return fmt::format("hardware.slices = {} does not divide the {} hosts into equal slices", n, nodes);
+    cluster_["network"] = {{"slices", n}};
+    const json nic = node.value("nic", json::object());
+    assume(fmt::format("DCN between the {} slices = the host's {} data-centre NICs of {} x efficiency {} per host "
+                       "(node {}), non-blocking; data parallelism across slices, FSDP within a slice (MaxText "
+                       "dcn_data_parallelism)",
+                       n, node.value("nics", 0), nic.value("bandwidth", std::string("?")),
+                       nic.contains("efficiency") ? nic["efficiency"].dump() : std::string("1"), entry));
     return std::nullopt;
   }
 

@@ -146,6 +146,10 @@ nlohmann::json cluster_to_json(const ClusterSpec& c) {
                             {"oversubscription", c.network.oversubscription}};
   if (c.network.adaptive_routing) network["routing"] = "adaptive";  // "ecmp" (default) is not echoed
   if (c.comm.topology) network_shape_to_json(*c.comm.topology, network);
+  if (c.network.slices > 1) {
+    network["slices"] = c.network.slices;
+    if (!c.network.dcn_derived) network["dcn_bandwidth"] = text(c.network.dcn.bandwidth.value(), Dimension::bandwidth);
+  }
   if (!c.pools.empty()) {
     nlohmann::json pools = nlohmann::json::array();
     for (const ClusterPool& p : c.pools) pools.push_back({{"node", node_to_json(p.node)}, {"nodes", p.nodes}});

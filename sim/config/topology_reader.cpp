@@ -58,6 +58,19 @@ constexpr Field kNetworkFields[] = {
      .fallback = "0",
      .numbers = {.min = 0.0, .max = 1.0}},
     kDescriptionField,
+    {.key = "slices",
+     .kind = FieldKind::integer,
+     .doc = "TPU multi-slice job (torus-ici nodes, derived torus): the chips form this many equal ICI tori of "
+            "nodes / slices hosts each, joined only by the data-centre network (DCN) through the hosts' NICs; "
+            "data parallelism spans the slices, ZeRO/FSDP shards within a slice (docs/collectives.md, "
+            "\"Multi-slice\")",
+     .fallback = "1",
+     .ints = {.min = 1, .max = 1 << 20}},
+    {.key = "dcn_bandwidth",
+     .kind = FieldKind::quantity,
+     .doc = "multi-slice: data-centre network bandwidth per host, per direction, as reached",
+     .fallback = "derived: the node's nics × nic bandwidth × nic efficiency, printed as an assumption",
+     .dimension = Dimension::bandwidth},
     {.key = "tiers",
      .kind = FieldKind::integer,
      .doc = "fat-tree: switch tiers",

@@ -5,6 +5,7 @@
 
 #include "models/moe_load.hpp"
 #include "schedules/pipeline_deps.hpp"
+#include "sim/collectives/multislice.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/straggler_effect.hpp"
 
@@ -138,7 +139,7 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   }
   in.ep = par.ep;
   in.etp = par.etp;
-  in.expert_dp = std::max(1, par.tp * par.cp * par.dp / (par.ep * par.etp));
+  in.expert_dp = std::max(1, par.tp * par.cp * slice_parallelism(s).dp / (par.ep * par.etp));
   in.inflight_chunk_microbatches = peak_inflight_activations(spec, stage);
   // Whether a chunk of the stage holds the embedding (first model stage) or the head (last); with
   // dualpipe both the first and the last rank hold both.
@@ -158,7 +159,9 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
     in.extra_parameters = d * (2.0 * h * h + 2.0 * h);
   }
   in.pp = par.pp;
-  in.dp = par.dp * par.cp;
+  // ZeRO shards over the data-parallel replicas of one slice (a multi-slice job replicates its states
+  // across slices: MaxText's FSDP on ICI, data parallelism over DCN; sim/collectives/multislice.hpp).
+  in.dp = slice_parallelism(s).dp * par.cp;
   in.zero_stage = par.zero_stage;
   in.recompute = tr.recompute;
   in.optimizer = tr.optimizer;

@@ -12,6 +12,7 @@
 #include "schedules/pipeline_deps.hpp"
 #include "schedules/stage_op_cursor.hpp"
 #include "sim/collectives/compressed_sync.hpp"
+#include "sim/collectives/multislice.hpp"
 #include "sim/collectives/parameter_server.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/graph/step_graph.hpp"
@@ -409,8 +410,11 @@ StepGraph build_step_graph(const Scenario& s) {
 
   // Gradient synchronisation per chunk on the stage's data-parallel channel, then the optimizer.
   const TopologyCollectives& topo = model.topology();
-  const int dpg = par.dp * par.cp;
-  const int edp = std::max(1, par.tp * par.cp * par.dp / (par.ep * par.etp));
+  // A multi-slice job shards (ZeRO) and reduces over the replicas of one slice; the slices then
+  // all-reduce each rank's shard over the data-centre network (sim/collectives/multislice.hpp).
+  const int slices = slice_count(s.cluster);
+  const int dpg = slice_parallelism(s).dp * par.cp;
+  const int edp = std::max(1, par.tp * par.cp * slice_parallelism(s).dp / (par.ep * par.etp));
   const double grad_elem = bytes_per_element(tr.gradient_precision);
   const double weight_elem = std::max(2.0, bytes_per_element(tr.precision));
   const bool tied_split = s.model.tied_embeddings && p > 1;
@@ -480,6 +484,18 @@ StepGraph build_step_graph(const Scenario& s) {
                                  dp_choice(par), s.cluster.node.device);
         t = cs.comm;
         codec += cs.codec;
+      } else if (slices > 1) {
+        // Hierarchical sync across slices (MaxText sharding guide: reduce-scatter on ICI, all-reduce of
+        // the shard over DCN, all-gather on ICI): the in-slice reduce-scatter (ZeRO-3: already done per
+        // layer by the FSDP scatters), the DCN all-reduce of the 1/dpg shard, and for ZeRO-0 the
+        // in-slice all-gather of the reduced gradient (ZeRO-1/2 gather the updated weights after the
+        // optimizer, below). sim/config refuses expert parallelism across slices.
+        const Bytes grads(held.dense * grad_elem);
+        if (dpg > 1 && par.zero_stage < 3) {
+          t = model.dp_collective_time(CollectiveOp::reduce_scatter, grads);
+          if (par.zero_stage == 0) t += model.dp_collective_time(CollectiveOp::all_gather, grads);
+        }
+        t += dcn_all_reduce_time(s.cluster, grads / static_cast<double>(dpg));
       } else if (dpg > 1 && par.zero_stage < 3) {
         const CollectiveOp op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
         t = model.dp_collective_time(op, Bytes(held.dense * grad_elem));

@@ -8,6 +8,7 @@
 #include "models/roofline.hpp"
 #include "models/selective_recompute.hpp"
 #include "sim/collectives/compressed_sync.hpp"
+#include "sim/collectives/multislice.hpp"
 #include "topologies/derived_topology.hpp"
 
 namespace clustersim {
@@ -129,15 +130,19 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.recompute_norm_mla_up = tr.recompute_norm_mla_up;
   // On a derived torus the tensor-parallel group fills whole torus dimensions where their sizes allow
   // (JAX mesh_utils assigns the tensor axis to whole physical axes; topologies/derived_topology.hpp).
+  // A multi-slice job (sim/collectives/multislice.hpp) costs every collective but the DCN all-reduce
+  // on one slice's torus: its groups are the ones inside a slice (dp / slices replicas per slice; the
+  // other slices run the same groups on their own tori at the same time).
   const auto mapped = torus_mapped_cluster(s.cluster, par.tp);
   topo_ = TopologyCollectives::of(mapped ? *mapped : s.cluster);
   const TopologyCollectives& topo = *topo_;
+  const ParallelismSpec in_slice = slice_parallelism(s);
   // Megatron rank order: tp fastest, then cp, then dp, then pp. Every group of a kind runs at once:
   // the stage's dp·cp TP groups, the tp CP rings of one DP replica, the tp DP groups of the stage.
-  const int stage_ranks = par.tp * par.cp * par.dp;
-  tp_groups_ = {.size = par.tp, .stride = 1, .first = 0, .count = par.dp * par.cp, .group_stride = par.tp};
+  const int stage_ranks = par.tp * par.cp * in_slice.dp;
+  tp_groups_ = {.size = par.tp, .stride = 1, .first = 0, .count = in_slice.dp * par.cp, .group_stride = par.tp};
   cp_groups_ = {.size = par.cp, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1};
-  dp_groups_ = dp_groups(par);
+  dp_groups_ = dp_groups(in_slice);
   dp_choice_ = dp_choice(par);
   // Megatron-Core's expert layout inside the stage's ranks: etp fastest, then ep, then expert-DP. With
   // etp = 1 every EP group of the stage runs at once; with etp > 1 the etp EP groups of one ep·etp

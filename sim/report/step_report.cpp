@@ -88,6 +88,35 @@ std::vector<std::string> data_parallel_assumptions(const Scenario& s) {
   return a;
 }
 
+// A multi-slice job (sim/collectives/multislice.hpp): the slices, the DCN bandwidth per host and where
+// it comes from (an assumption when derived from the node's NICs).
+std::string dcn_source(const ClusterSpec& c) {
+  if (!c.network.dcn_derived) return "network.dcn_bandwidth";
+  return fmt::format("assumed: the host's {} data-centre NICs x {:.1f} GB/s x efficiency {:g}", c.node.nics,
+                     c.node.nic.bandwidth.value() / 1e9, c.node.nic.efficiency);
+}
+
+nlohmann::json multi_slice_json(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  return {{"slices", c.network.slices},
+          {"devices_per_slice", c.devices() / c.network.slices},
+          {"dcn_bandwidth_per_host_bytes_per_s", c.network.dcn.bandwidth.value()},
+          {"dcn_latency_s", c.network.dcn.latency.value()},
+          {"dcn_bandwidth_source", dcn_source(c)},
+          {"assumptions",
+           {"data parallelism spans the slices, ZeRO/FSDP shards within a slice (MaxText dcn_data_parallelism)",
+            "gradients: reduce-scatter on ICI, ring all-reduce of the shard across slices over DCN, all-gather on "
+            "ICI; the DCN between hosts is non-blocking"}}};
+}
+
+std::string multi_slice_text(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  return fmt::format("{} ICI tori of {} devices, joined over DCN at {:.1f} GB/s per host per direction ({}); "
+                     "data parallelism across slices, gradients reduced hierarchically (assumed: non-blocking DCN)",
+                     c.network.slices, c.devices() / c.network.slices, c.network.dcn.bandwidth.value() / 1e9,
+                     dcn_source(c));
+}
+
 }  // namespace
 
 nlohmann::json data_parallel_json(const Scenario& s, const DataParallelResult& d) {
@@ -202,6 +231,7 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
                 {"total_parameters", parameter_count(s.model).total()},
                 {"active_parameters", active_parameters(s.model)}};
   }
+  if (s.cluster.network.slices > 1) j["multi_slice"] = multi_slice_json(s);
   if (r.streaming) {
     const StreamingResult& x = *r.streaming;
     j["weight_streaming"] = {{"bound", x.stream_bound() ? "streaming" : "compute"},
@@ -271,6 +301,7 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   if (s.cluster.pools.empty()) {
     line("cluster", fmt::format("{}: {} nodes x {} {} = {} devices", s.cluster.name, s.cluster.nodes,
                                 s.cluster.node.devices_per_node, s.cluster.node.device.name, r.devices));
+    if (s.cluster.network.slices > 1) line("slices", multi_slice_text(s));
   } else {
     std::string pools;
     for (const ClusterPool& pool : s.cluster.pools) {

@@ -115,7 +115,15 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
       }
     }
     const auto rows = sweep_collective(model, spec);
-    const CollectiveReportHeader header{cluster.name, spec, model.graph().description()};
+    std::string topology = model.graph().description();
+    if (cluster.network.slices > 1) {
+      // `run` costs a multi-slice job's slices as separate tori joined by the DCN (docs/collectives.md,
+      // "Multi-slice"); this command has no groups to place, so it shows the slices on one torus.
+      topology += fmt::format("; network.slices {}: shown as one torus here, `run` costs each slice's own "
+                              "torus and the DCN between slices",
+                              cluster.network.slices);
+    }
+    const CollectiveReportHeader header{cluster.name, spec, topology};
     if (opt->format == "json") {
       write_stdout(collective_json(header, model, rows).dump(2) + "\n");
     } else if (opt->format == "nccl") {

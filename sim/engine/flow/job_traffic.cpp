@@ -6,6 +6,7 @@
 #include "models/transformer_cost.hpp"
 #include "schedules/pipeline_deps.hpp"
 #include "sim/collectives/compressed_sync.hpp"
+#include "sim/collectives/multislice.hpp"
 #include "topologies/derived_topology.hpp"
 
 namespace clustersim::flow {
@@ -39,7 +40,10 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
                    .analytic = ps_round(ps_).total(), .ps = true};
       continue;
     }
-    if (n.kind != NodeKind::dp_sync || dpg <= 1 || par.zero_stage >= 3) continue;
+    // A multi-slice job's hierarchical sync (in-slice collectives and the DCN all-reduce,
+    // sim/collectives/multislice.hpp) stays a timed wait of the analytic cost: the engine's fabric is
+    // the cluster's one derived torus, which has no DCN links.
+    if (n.kind != NodeKind::dp_sync || dpg <= 1 || par.zero_stage >= 3 || slice_count(s.cluster) > 1) continue;
     const int k = virtual_stage(g.schedule, n.stage, n.chunk);
     // The TP-sharded part replays as flows on the DP group; a MoE chunk's routed experts, reduced over
     // the expert data-parallel group, stay in the node's timed remainder.
