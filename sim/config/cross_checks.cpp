@@ -563,6 +563,13 @@ void Checker::check_slices() {
   };
   one("pp", p.pp, "pipeline parallelism");
   one("ep", p.ep, "expert parallelism");
+  // The slices' gradient sync reduces the dense weights only; MoE experts across slices are not modelled.
+  if (s_.model.moe.enabled() && usable({"/model/moe"})) {
+    error("/cluster/network/slices",
+          fmt::format("{} slices with a mixture-of-experts model: the expert gradients' reduction across slices "
+                      "is not modelled (multi-slice jobs are dense models only)",
+                      n));
+  }
   if (p.data_parallel.mode != DpMode::allreduce && usable({"/parallelism/dp_mode"})) {
     error("/parallelism/dp_mode", fmt::format("dp_mode {} across {} slices is not modelled (the slices all-reduce "
                                               "their gradients hierarchically)",

@@ -403,9 +403,16 @@ void read_slices(ObjectReader& network, ClusterSpec& c, const NetworkShapeKeys& 
     n.dcn_derived = false;
   }
   const auto slices = network.get_integer("slices");
-  if (!slices) return;
+  if (!slices || *slices == 1) {
+    // A DCN bandwidth with one slice would be read and never used: refused rather than silently ignored.
+    if (!n.dcn_derived) {
+      network.error("dcn_bandwidth", "network.dcn_bandwidth is the bandwidth between slices, but the cluster "
+                                     "is one slice: set network.slices > 1 or remove it");
+    }
+    if (slices) n.slices = 1;
+    return;
+  }
   n.slices = static_cast<int>(*slices);
-  if (n.slices == 1) return;
   if (node.fabric != NodeFabric::torus_ici) {
     network.error("slices", fmt::format("{} slices: a multi-slice job is TPU slices (ICI tori of \"torus-ici\" "
                                         "hosts) joined over the data-centre network; this node's fabric is "

@@ -197,7 +197,7 @@ RampReport ramp_report(const Scenario& s, const run::JobShape& job, const run::R
                       {"batches", rows},
                       {"assumptions", assumptions}};
   std::string t = fmt::format("batch ramp {} -> {} sequences, +{} every {:.4g} sequences over the first {} "
-                              "sequences ({} distinct batches)\n",
+                              "sequences ({} distinct batches before the final one)\n",
                               q.start, s.training.global_batch, q.increment,
                               q.start < s.training.global_batch
                                   ? static_cast<double>(q.samples) * static_cast<double>(q.increment) /
@@ -210,9 +210,9 @@ RampReport ramp_report(const Scenario& s, const run::JobShape& job, const run::R
   line("ramp steps", fmt::format("{} of {} steps, {} tokens ({} of the run's)", r.ramp_steps, r.steps,
                                  format_quantity(r.ramp_tokens, Dimension::count, 4), percent(token_share)));
   line("ramp time", fmt::format("{} failure-free ({} of useful time); {} at the final batch's {:.4g} tokens/s: "
-                                "the ramp adds {} ({:+.2f} % of useful time)",
+                                "the ramp {} {} ({:+.2f} % of useful time)",
                                 human(r.ramp_time), percent(time_share), human(Seconds(at_final)), final_rate,
-                                human(Seconds(std::abs(extra))),
+                                extra >= 0 ? "adds" : "saves", human(Seconds(std::abs(extra))),
                                 r.useful_time.value() > 0 ? 100.0 * extra / r.useful_time.value() : 0.0));
   for (const std::string& a : assumptions) line("assumed", a);
   return {std::move(j), std::move(t)};
@@ -232,6 +232,7 @@ run::JobShape job_shape_of(const Scenario& s, const StepResult& step) {
   job.dp = par.dp;
   job.weights_sharded_across_dp = par.zero_stage >= 3;
   job.optimizer_sharded_across_dp = par.zero_stage >= 1;
+  job.shard_copies = std::max(1, s.cluster.network.slices);  // ZeRO/FSDP shards within a slice
   double weights = 0.0;
   double optimizer = 0.0;
   for (const StageSummary& st : step.stages) {

@@ -6,8 +6,9 @@ namespace clustersim::run {
 
 Bytes JobShape::checkpoint_bytes() const {
   const double n = static_cast<double>(devices);
-  const double w = weights_bytes_per_rank.value() * n / (weights_sharded_across_dp ? 1.0 : dp);
-  const double o = optimizer_bytes_per_rank.value() * n / (optimizer_sharded_across_dp ? 1.0 : dp);
+  const double copies = static_cast<double>(shard_copies);
+  const double w = weights_bytes_per_rank.value() * n / (weights_sharded_across_dp ? copies : dp);
+  const double o = optimizer_bytes_per_rank.value() * n / (optimizer_sharded_across_dp ? copies : dp);
   return Bytes(w + o);
 }
 
@@ -30,6 +31,9 @@ std::vector<FieldProblem> JobShape::validate() const {
     fail("dp", fmt::format("must be > 0, got {}", dp));
   } else if (devices > 0 && devices % dp != 0) {
     fail("dp", fmt::format("{} does not divide devices ({})", dp, devices));
+  }
+  if (shard_copies <= 0 || (dp > 0 && dp % shard_copies != 0)) {
+    fail("shard_copies", fmt::format("must be > 0 and divide dp ({}), got {}", dp, shard_copies));
   }
   if (weights_bytes_per_rank.value() < 0) fail("weights_bytes_per_rank", "must be >= 0");
   if (optimizer_bytes_per_rank.value() < 0) fail("optimizer_bytes_per_rank", "must be >= 0");

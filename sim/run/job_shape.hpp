@@ -33,12 +33,16 @@ struct JobShape {
   /// Whether that state is sharded across DP replicas (ZeRO/FSDP) or replicated dp times.
   bool weights_sharded_across_dp = false;
   bool optimizer_sharded_across_dp = false;
+  /// Copies of the sharded state: a multi-slice TPU job shards ZeRO/FSDP state within a slice, so each
+  /// of its `shard_copies` slices holds a whole copy (> 0, divides dp).
+  int shard_copies = 1;
   /// The run's first steps when the batch ramps up (in order); the run continues at step_time and
   /// tokens_per_step (the final batch). Empty: no ramp.
   std::vector<RampPhase> ramp;
 
   [[nodiscard]] int nodes() const { return devices / devices_per_node; }
-  /// Unique bytes of one checkpoint: per-rank state × devices, divided by dp where replicated.
+  /// Unique bytes of one checkpoint: per-rank state × devices, divided by dp where replicated and by
+  /// shard_copies where sharded.
   [[nodiscard]] Bytes checkpoint_bytes() const;
   /// Problems by member name (e.g. "dp"). These figures come from the step model, so a problem here is
   /// a bug upstream: the run model asserts that there is none.

@@ -128,4 +128,14 @@ TEST_CASE("multi-slice inputs the model does not cover are refused at their poin
   e = experiment(1024, 4);
   e["cluster"]["network"]["dcn_bandwidth"] = "-5 GB/s";
   refused(e, "/cluster/network/dcn_bandwidth");
+  // A DCN bandwidth on a one-slice cluster would never be used: refused, not silently ignored.
+  e = experiment(1024, 1);
+  e["cluster"]["network"]["dcn_bandwidth"] = "50 GB/s";
+  refused(e, "/cluster/network/dcn_bandwidth");
+  e["cluster"]["network"]["slices"] = 1;
+  refused(e, "/cluster/network/dcn_bandwidth");
+  // A mixture-of-experts model across slices: the experts' gradient sync over DCN is not modelled.
+  e = experiment(1024, 4);
+  e["model"] = "mixtral-8x7b";
+  refused(e, "/cluster/network/slices");
 }

@@ -176,3 +176,30 @@ TEST_CASE("the checkpoint holds each parameter's state once whatever the ZeRO st
     CHECK(job_shape_of(s, predict(s).step).checkpoint_bytes().value() == Approx(reference).epsilon(1e-9));
   }
 }
+
+TEST_CASE("a multi-slice job's checkpoint holds each parameter's state once whatever the slice count") {
+  // Llama 2 7B with FSDP on 1,024 TPU v5e chips: ZeRO shards within a slice, so each slice holds a whole
+  // copy of the state and the checkpoint writes one of them.
+  const auto experiment = [](int slices) {
+    nlohmann::json network = {{"topology", "torus"}};
+    if (slices > 1) network["slices"] = slices;
+    return nlohmann::json{
+        {"schema_version", 1},
+        {"name", "multislice-checkpoint"},
+        {"cluster", {{"name", "v5e"}, {"node", "tpu-v5e-host"}, {"nodes", 128}, {"network", network}}},
+        {"model", "llama2-7b"},
+        {"parallelism", {{"tp", 1}, {"pp", 1}, {"dp", 1024}, {"zero_stage", 3}}},
+        {"training", {{"micro_batch", 1}, {"global_batch", 1024}, {"precision", "bf16"}, {"recompute", "full"}}}};
+  };
+  const Scenario one = config::scenario_from_json(experiment(1), bundled_catalog());
+  const double reference = job_shape_of(one, predict(one).step).checkpoint_bytes().value();
+  REQUIRE(reference > 0.0);
+  for (int slices : {2, 4}) {
+    INFO(slices << " slices");
+    const Scenario s = config::scenario_from_json(experiment(slices), bundled_catalog());
+    const run::JobShape job = job_shape_of(s, predict(s).step);
+    CHECK(job.shard_copies == slices);
+    CHECK(job.validate().empty());
+    CHECK(job.checkpoint_bytes().value() == Approx(reference).epsilon(1e-9));
+  }
+}
