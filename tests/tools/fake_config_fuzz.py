@@ -5,7 +5,8 @@ Every case is ok except: FAKE_FINDINGS="SEED:CASE,..." are findings reported mid
 and exits 1), FAKE_HANGS="SEED:CASE,..." are hangs (the run saves the case, prints its tally with the hung
 case counted as a finding and "stopped by a hang at case N", and exits 1, as config_fuzz's watchdog does);
 FAKE_SANITIZER="SEED:CASE,..." end the run the same way with "stopped by a sanitizer report at case N" (as
-config_fuzz's sanitizer death callback does).
+config_fuzz's sanitizer death callback does); FAKE_LEAK="SEED:FIRST,..." print config_fuzz's line for a report
+outside a case after the tally of the segment starting at FIRST (LeakSanitizer at exit).
 """
 import argparse
 import json
@@ -50,4 +51,7 @@ print(f"{ran} cases (seed {a.seed}, first {a.first}) in 1.0 s: {ok} ok, 0 refuse
 print(f"distinct cases run: {ran} (0 repeats of an earlier identical case counted with its outcome)")
 print(f"by command: run {ran}")
 print(f"CPU seconds by command: run {0.01 * ran:.1f} (10.0 ms per case)")
+if (a.seed, a.first) in marked("FAKE_LEAK"):  # LeakSanitizer's check at exit, after the tally
+    print("FINDING a sanitizer report outside a case (above)")
+    sys.exit(1)
 sys.exit(1 if found else 0)
