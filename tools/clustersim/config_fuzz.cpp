@@ -1050,10 +1050,18 @@ void erase_echoed_strings(const Case& c, std::string& text) {
         if (line == 0 || text[line - 1] == '\n') text.erase(pos, e.size());
         else pos += cell.size();
       }
-      // `topo` heads its summary with the cluster's name at the start of a line: "NAME: 1 nodes x 8 devices".
+      // `topo` heads its summary with the cluster's name at the start of a line: "NAME: 1 nodes x 8 devices";
+      // the text report's `cluster` line prints the same summary after its label ("  cluster    NAME: 4
+      // nodes x 8 a100-sxm4-80gb = 32 devices"): there, after a space, only before "<count> nodes x ".
       const std::string headed = e + ": ";
+      const auto summary_follows = [&text](std::size_t at) {
+        std::size_t j = at;
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) != 0) ++j;
+        return j > at && text.compare(j, 9, " nodes x ") == 0;
+      };
       for (auto pos = text.find(headed); pos != std::string::npos; pos = text.find(headed, pos)) {
-        if (pos == 0 || text[pos - 1] == '\n') text.erase(pos, e.size());
+        if (pos == 0 || text[pos - 1] == '\n' || (text[pos - 1] == ' ' && summary_follows(pos + headed.size())))
+          text.erase(pos, e.size());
         else pos += headed.size();
       }
       erase_csv_name_cells(e, text);
