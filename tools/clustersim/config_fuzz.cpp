@@ -995,7 +995,9 @@ void erase_csv_name_cells(const std::string& word, std::string& text) {
     } else if (cells.size() == header.size()) {
       for (std::size_t k = cells.size(); k-- > 0;) {
         const std::string& h = header[k];
-        const bool name_column = h == "name" || (h.size() > 5 && h.compare(h.size() - 5, 5, ".name") == 0);
+        // "experiment" heads the experiment's name in the multi-job CSV (experiment,job,placement,...).
+        const bool name_column =
+            h == "name" || h == "experiment" || (h.size() > 5 && h.compare(h.size() - 5, 5, ".name") == 0);
         if (name_column && line.compare(cells[k].first, cells[k].second - cells[k].first, word) == 0) {
           line.erase(cells[k].first, cells[k].second - cells[k].first);
         }
