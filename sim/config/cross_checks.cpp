@@ -332,6 +332,23 @@ void Checker::check_pools() {
   const std::int64_t all = static_cast<std::int64_t>(s_.cluster.nodes) * s_.cluster.node.devices_per_node;
   for (std::size_t i = 0; i < s_.cluster.pools.size(); ++i) {
     const ClusterPool& pool = s_.cluster.pools[i];
+    // Each pool's device runs the training precision (the cluster's own device is checked above).
+    const auto& pool_device = pool.node.device;
+    if (pool_device.name != s_.cluster.node.device.name && !pool_device.peak.empty() &&
+        usable({"/training/precision"})) {
+      if (!pool_device.peak.contains(s_.training.precision)) {
+        std::string have;
+        for (const auto& [precision, rate] : pool_device.peak)
+          have += (have.empty() ? "" : ", ") + std::string(to_string(precision));
+        error("/training/precision", fmt::format("pool {}'s device \"{}\" has no {} peak (it lists: {})", i,
+                                                 pool_device.name, to_string(s_.training.precision), have));
+      } else if (s_.training.precision == Precision::fp8 && !pool_device.peak.contains(Precision::bf16)) {
+        error("/training/precision",
+              fmt::format("pool {}'s device \"{}\" has no bf16 peak, which fp8 training needs for attention and "
+                          "the LM head",
+                          i, pool_device.name));
+      }
+    }
     const std::int64_t devices = static_cast<std::int64_t>(pool.nodes) * pool.node.devices_per_node;
     const int per = pool.node.devices_per_node;
     if (per % p.tp != 0 && p.tp % per != 0) {

@@ -26,6 +26,23 @@ firsts=$(grep "^# " "$out/c/shard-1.log" | grep -o -- "--first [0-9]*" | tr '\n'
 [ "$(grep -c -- "--first" "$out/c/shard-0.log")" = 1 ] || fail "shard 0 was re-run"
 [ -f "$out/c/findings/seed101-case3.json" ] && [ -f "$out/c/findings/seed101-case7.json" ] || fail "hang cases not saved"
 
+# A sanitizer report ends config_fuzz as a hang does: the shard resumes after the case, which is counted once
+# as a finding.
+FAKE_SANITIZER=200:5 timeout 60 python3 "$root/tools/fuzz_campaign" --cases 10 --shards 1 --jobs 1 --seed 200 \
+  --nice 0 --poll 0.05 --fuzzer "$here/fake_config_fuzz.py" --out "$out/s" > "$out/san.txt"
+cat "$out/san.txt"
+grep -q "^total: 10 cases (10 distinct) in 1 finished shards: 9 ok, 0 refused with a located message, 1 findings;" "$out/san.txt" \
+  || fail "a shard stopped by a sanitizer report was not resumed after the case"
+[ "$(grep "^# " "$out/s/shard-0.log" | grep -o -- "--first [0-9]*" | tr '\n' ' ')" = "--first 0 --first 6 " ] \
+  || fail "the shard stopped by a sanitizer report did not resume at case 6"
+
+# A sanitizer report after the tally (LeakSanitizer at exit) is one more finding of the shard.
+FAKE_LEAK=300:0 timeout 60 python3 "$root/tools/fuzz_campaign" --cases 10 --shards 1 --jobs 1 --seed 300 \
+  --nice 0 --poll 0.05 --fuzzer "$here/fake_config_fuzz.py" --out "$out/l" > "$out/leak.txt"
+cat "$out/leak.txt"
+grep -q "^total: 10 cases (10 distinct) in 1 finished shards: 10 ok, 0 refused with a located message, 1 findings;" "$out/leak.txt" \
+  || fail "a sanitizer report after the tally was not counted"
+
 # --sum on a log where a segment was re-run (as the wrapper before this fix did): each case once.
 mkdir "$out/old"
 sed -n '/--first 4 /,/^# exit/p' "$out/c/shard-1.log" > "$out/again.txt"

@@ -12,14 +12,23 @@
 //   finding  anything else: exit 1 (an exception other than the configuration error type: "internal
 //            error"), exit 2 without a located message, `inf`/`nan` in an ok output, or a case still running
 //            after the per-case budget (CPU seconds, default 30; 10x in wall time) (the driver then prints the case and exits 1, so a hang is reported
-//            rather than waited for; resume after it with --first).
+//            rather than waited for; resume after it with --first), or a sanitizer report in the case's
+//            standard error (a UBSan `FILE:LINE:COL: runtime error:` line, `==PID==ERROR: ...Sanitizer`).
+// In a sanitizer build (the asan preset, -fno-sanitize-recover) a report ends the process: a death callback
+// prints the case as a finding with the report's first line, saves the case (and its standard error, as
+// NAME.stderr.txt), prints the tally and "stopped by a sanitizer report at case N", and exits 1, as a hang
+// does; tools/fuzz_campaign resumes after it. --self-test-sanitizer makes the first case commit a signed
+// integer overflow (a sanitizer build) or write a UBSan-format line to its standard error (other builds), to
+// check that either is reported.
 //
 // usage: config_fuzz [--cases N] [--seed S] [--first K] [--budget SECONDS] [--time SECONDS] [--save DIR]
-//                    [--verbose]
+//                    [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose]
 // Case i depends only on (seed, i): `--first K --cases 1` replays case K alone. --save writes every finding
 // as a case file that tools/fuzz --replay runs through the CLI binary (tests/fuzz_corpus holds them).
 // Exit 0 when no case was a finding.
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +55,48 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_main.hpp"
+
+// The sanitizer runtime's death callback (sanitizer/common_interface_defs.h), declared weak: null in a build
+// without a sanitizer.
+extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+namespace {
+
+// Sets `callback` as the death callback of every sanitizer runtime in the process; returns how many. GCC
+// links ASan and UBSan as two shared runtimes (libasan, libubsan), each with its own copy of the common
+// code: a UBSan report ends the process through libubsan's copy, which the symbol above (bound to the first,
+// libasan) does not reach, so each loaded runtime is asked for its own.
+int set_sanitizer_death_callbacks(void (*callback)(void)) {
+  std::vector<std::string> runtimes;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        const std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        const std::string base = name.substr(name.find_last_of('/') + 1);
+        if (base.rfind("lib", 0) == 0 && base.find("san.so") != std::string::npos)
+          static_cast<std::vector<std::string>*>(data)->push_back(name);
+        return 0;
+      },
+      &runtimes);
+  int set = 0;
+  for (const std::string& name : runtimes) {
+    void* lib = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (lib == nullptr) continue;
+    using Setter = void (*)(void (*)(void));
+    if (auto* f = reinterpret_cast<Setter>(dlsym(lib, "__sanitizer_set_death_callback")); f != nullptr) {
+      f(callback);
+      ++set;
+    }
+    dlclose(lib);
+  }
+  // A runtime linked statically (clang's default) is not a shared object: the weak symbol is its function.
+  if (set == 0 && __sanitizer_set_death_callback != nullptr) {
+    __sanitizer_set_death_callback(callback);
+    ++set;
+  }
+  return set;
+}
+
+}  // namespace
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -567,6 +618,36 @@ bool located(const std::string& line) {
          line.find("not in range") != std::string::npos;
 }
 
+// A line of a sanitizer report: UBSan's `FILE:LINE:COL: runtime error: ...` (a file name then two numbers:
+// never a located message, whose file is followed by `:/pointer`) or `==PID==ERROR: AddressSanitizer: ...`
+// (LeakSanitizer, ThreadSanitizer alike). Returns the first such line of `err`, or "".
+std::string sanitizer_line(const std::string& err) {
+  std::istringstream lines(err);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind("==", 0) == 0 && l.find("ERROR: ") != std::string::npos && l.find("Sanitizer") != std::string::npos)
+      return l;
+    const auto at = l.find(": runtime error: ");
+    if (at == std::string::npos) continue;
+    // FILE:LINE:COL before it
+    std::size_t i = at, digits = 0;
+    int numbers = 0;
+    while (i > 0 && numbers < 2) {
+      const char ch = l[i - 1];
+      if (std::isdigit(static_cast<unsigned char>(ch)) != 0) {
+        ++digits;
+      } else if (ch == ':' && digits > 0) {
+        ++numbers;
+        digits = 0;
+      } else {
+        break;
+      }
+      --i;
+    }
+    if (numbers == 2 && i > 0 && l.find(' ') > i) return l;
+  }
+  return "";
+}
+
 double cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -611,6 +692,7 @@ class Driver {
     watchdog_ = std::thread([this] { watch(); });
   }
   ~Driver() {
+    g_driver = nullptr;  // a leak check at exit runs the death callback after the driver is gone
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
@@ -647,11 +729,15 @@ class Driver {
     dup2(err_fd, 2);
     close(out_fd);
     close(err_fd);
-    arm(label, saved_err, file_name, to_json(c).dump(1));
+    arm(label, saved_err, file_name, to_json(c).dump(1), err_path);
     const auto start = std::chrono::steady_clock::now();
     int rc = 1;
     std::string escaped;
     try {
+      if (self_test_sanitizer_) {
+        self_test_sanitizer_ = false;
+        commit_sanitizer_error();
+      }
       rc = clustersim::cli::run_cli(static_cast<int>(args.size()), argv.data());
     } catch (const std::exception& e) {  // run_cli maps every exception; anything past it is a finding
       escaped = e.what();
@@ -678,8 +764,75 @@ class Driver {
   }
 
  private:
+  // The sanitizer death callback: the case running when a sanitizer ended the process is a finding.
+  static void sanitizer_died() {
+    // Only the fuzzer's own process reports (a forked flow-engine child inherits the callback; its death is
+    // seen by the case in the parent).
+    if (getpid() != g_pid) return;
+    Driver* d = g_driver;
+    if (d == nullptr || !d->armed_) {
+      // Outside a case: a leak check at exit (after the tally) or a report between cases, on the real
+      // standard error above this line. tools/fuzz_campaign counts the line as a finding.
+      static const char msg[] = "FINDING a sanitizer report outside a case (above)\n";
+      if (write(2, msg, sizeof msg - 1) < 0) {
+      }
+      return;
+    }
+    d->report_sanitizer();
+  }
+
+  // Enables the death callback (a sanitizer build) and --self-test-sanitizer.
+ public:
+  void install_sanitizer_hook(bool self_test) {
+    g_driver = this;
+    g_pid = getpid();
+    self_test_sanitizer_ = self_test;
+    sanitized_ = set_sanitizer_death_callbacks(&Driver::sanitizer_died) > 0;
+  }
+
+ private:
+  void commit_sanitizer_error() const {
+    if (sanitized_) {
+      volatile int big = 2147483647;
+      volatile int one = 1;
+      volatile int sum = big + one;  // UBSan: signed integer overflow (fatal with -fno-sanitize-recover)
+      (void)sum;
+      return;
+    }
+    // No sanitizer in this build: the line a recovering UBSan would write to the case's standard error.
+    const std::string line = std::string(__FILE__) + ":" + std::to_string(__LINE__) +
+                             ":7: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in "
+                             "type 'int' (written by --self-test-sanitizer)\n";
+    if (write(2, line.data(), line.size()) < 0) {
+    }
+  }
+
+  void report_sanitizer() {
+    std::fflush(stderr);
+    const std::string err = slurp(err_path_);
+    std::string first = sanitizer_line(err);
+    if (first.empty()) first = err.substr(0, 300);
+    const std::string msg = "FINDING " + label_ + "\n  sanitizer report: " + first + "\n";
+    if (write(real_err_, msg.data(), msg.size()) < 0) {
+    }
+    if (!save_.empty()) {
+      fs::create_directories(save_);
+      std::ofstream(fs::path(save_) / file_name_) << case_json_ << "\n";
+      std::ofstream(fs::path(save_) / (file_name_ + ".stderr.txt")) << err;
+    }
+    const std::string tally = summary_line(1) + "stopped by a sanitizer report at case " + std::to_string(index_) +
+                              ": resume with --first " + std::to_string(index_ + 1) + "\n";
+    if (write(real_err_, tally.data(), tally.size()) < 0) {
+    }
+    _exit(1);
+  }
+
   static Outcome classify(const Case& c, const fs::path& dir, int rc, const std::string& escaped,
                           const std::string& out, const std::string& err, double seconds) {
+    // A sanitizer that recovers (built without -fno-sanitize-recover) writes its report and goes on.
+    if (const std::string report = sanitizer_line(err); !report.empty()) {
+      return {"finding", "exit " + std::to_string(rc) + " after a sanitizer report: " + report.substr(0, 300)};
+    }
     if (rc == -1) return {"finding", "exception escaped run_cli: " + escaped};
     if (rc == 0 || rc == 3) {
       std::string text = out;
@@ -747,9 +900,11 @@ class Driver {
       }
     }
   }
-  void arm(const std::string& label, int real_err, const std::string& file_name, std::string case_json) {
+  void arm(const std::string& label, int real_err, const std::string& file_name, std::string case_json,
+           const fs::path& err_path) {
     std::lock_guard<std::mutex> lock(mu_);
     label_ = label;
+    err_path_ = err_path;
     file_name_ = file_name;
     case_json_ = std::move(case_json);
     real_err_ = real_err;
@@ -764,6 +919,10 @@ class Driver {
     cv_.notify_all();
   }
 
+  static inline Driver* g_driver = nullptr;
+  static inline pid_t g_pid = 0;
+  bool self_test_sanitizer_ = false, sanitized_ = false;
+  fs::path err_path_;
   fs::path work_;
   double budget_;
   std::uint64_t serial_ = 0;
@@ -836,7 +995,9 @@ void erase_csv_name_cells(const std::string& word, std::string& text) {
     } else if (cells.size() == header.size()) {
       for (std::size_t k = cells.size(); k-- > 0;) {
         const std::string& h = header[k];
-        const bool name_column = h == "name" || (h.size() > 5 && h.compare(h.size() - 5, 5, ".name") == 0);
+        // "experiment" heads the experiment's name in the multi-job CSV (experiment,job,placement,...).
+        const bool name_column =
+            h == "name" || h == "experiment" || (h.size() > 5 && h.compare(h.size() - 5, 5, ".name") == 0);
         if (name_column && line.compare(cells[k].first, cells[k].second - cells[k].first, word) == 0) {
           line.erase(cells[k].first, cells[k].second - cells[k].first);
         }
@@ -891,10 +1052,18 @@ void erase_echoed_strings(const Case& c, std::string& text) {
         if (line == 0 || text[line - 1] == '\n') text.erase(pos, e.size());
         else pos += cell.size();
       }
-      // `topo` heads its summary with the cluster's name at the start of a line: "NAME: 1 nodes x 8 devices".
+      // `topo` heads its summary with the cluster's name at the start of a line: "NAME: 1 nodes x 8 devices";
+      // the text report's `cluster` line prints the same summary after its label ("  cluster    NAME: 4
+      // nodes x 8 a100-sxm4-80gb = 32 devices"): there, after a space, only before "<count> nodes x ".
       const std::string headed = e + ": ";
+      const auto summary_follows = [&text](std::size_t at) {
+        std::size_t j = at;
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) != 0) ++j;
+        return j > at && text.compare(j, 9, " nodes x ") == 0;
+      };
       for (auto pos = text.find(headed); pos != std::string::npos; pos = text.find(headed, pos)) {
-        if (pos == 0 || text[pos - 1] == '\n') text.erase(pos, e.size());
+        if (pos == 0 || text[pos - 1] == '\n' || (text[pos - 1] == ' ' && summary_follows(pos + headed.size())))
+          text.erase(pos, e.size());
         else pos += headed.size();
       }
       erase_csv_name_cells(e, text);
@@ -921,7 +1090,7 @@ json to_json(const Case& c) {
 int usage(const char* why) {
   std::fprintf(stderr,
                "config_fuzz: %s\nusage: config_fuzz [--cases N] [--seed S] [--first K] [--budget SECONDS] "
-               "[--time SECONDS] [--save DIR] [--root SOURCE_DIR] [--verbose]\n",
+               "[--time SECONDS] [--save DIR] [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose]\n",
                why);
   return 2;
 }
@@ -932,7 +1101,7 @@ int main(int argc, char** argv) {
   std::uint64_t cases = 1000, seed = 1, first = 0;
   double budget = 30, time_limit = 0;
   std::string save, root = CLUSTERSIM_SOURCE_ROOT;
-  bool verbose = false;
+  bool verbose = false, self_test_sanitizer = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> std::optional<std::string> {
@@ -942,6 +1111,8 @@ int main(int argc, char** argv) {
     try {
       if (a == "--verbose") {
         verbose = true;
+      } else if (a == "--self-test-sanitizer") {
+        self_test_sanitizer = true;
       } else if (auto v = (a == "--cases" || a == "--seed" || a == "--first" || a == "--budget" || a == "--time" ||
                            a == "--save" || a == "--root")
                               ? value()
@@ -979,6 +1150,7 @@ int main(int argc, char** argv) {
   {
     const Inputs inputs = load_inputs(source);
     Driver driver(work, budget, save);
+    driver.install_sanitizer_hook(self_test_sanitizer);
     CaseMaker maker(inputs);
     for (std::uint64_t i = first; i < first + cases; ++i) {
       if (time_limit > 0 &&
