@@ -24,4 +24,9 @@ cat "$out/ubsan.txt"
 [ $rc -eq 1 ] || fail "exit $rc with a sanitizer report, expected 1"
 grep -q "after a sanitizer report: sim/x.cpp:12:5: runtime error: signed integer overflow" "$out/ubsan.txt" \
   || fail "the sanitizer report was not named"
+# A replay of a directory without cases (a mistyped path) fails instead of reporting "0 findings".
+if python3 "$root/tools/fuzz" --replay "$out/no-such-corpus" --cli "$out/cli" > "$out/empty.txt" 2>&1; then
+  cat "$out/empty.txt"; fail "a replay of no cases passed"
+fi
+grep -q "no case files" "$out/empty.txt" || fail "the empty replay did not say why it failed"
 echo PASS
