@@ -19,6 +19,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // preemptions); beyond them the spec is refused with a message.
 constexpr double kMaxExpectedPreemptions = 1e6;
 constexpr double kMaxPreemptionsPerSegment = 10.0;
+// All trials of the spot what-if together (two spot rows of what_if_trials each): ~0.3 us of CPU per
+// simulated preemption, so at most ~6 s. A run of 1e6 preemptions per trial times 100 trials took minutes.
+constexpr double kMaxSimulatedPreemptions = 2e7;
 
 double job_preemption_rate(const SpotSpec& s) {
   double lam = 0;
@@ -262,6 +265,13 @@ std::vector<FieldProblem> validate_spot_against_job(const RunSpec& spec, const J
                                "and restart ({:.0f} s): the job would practically never finish; use "
                                "fewer spot nodes, a shorter checkpoint interval or longer-lived capacity",
                                per_segment, (in.interval + (in.notice_write + in.restart) * 2.0).value())});
+  } else if (const double simulated = expected * 2.0 * static_cast<double>(spec.what_if_trials);
+             simulated > kMaxSimulatedPreemptions) {
+    out.push_back({"what_if_trials",
+                   fmt::format("the spot what-if would simulate about {:.3g} preemptions ({:.3g} per run x 2 spot "
+                               "rows x {} trials): more than the {:.0e} it simulates; lower run.what_if_trials "
+                               "or the run's length, or use longer-lived capacity",
+                               simulated, expected, spec.what_if_trials, kMaxSimulatedPreemptions)});
   }
   return out;
 }
