@@ -20,7 +20,9 @@ using nlohmann::json;
 
 constexpr std::array<std::string_view, 1> kEnergyKinds{kTrainingRunEnergyKind};
 constexpr std::array<std::string_view, 3> kConfidence{"high", "medium", "low"};
-constexpr NumberRange kPositive{.min = 0, .min_exclusive = true};
+// At least 1e-6 of its unit: the check divides by measured figures, and a subnormal value overflows the
+// relative error to inf (as a record's step time of 1e-320 s did in the step-record reader).
+constexpr NumberRange kPositive{.min = 1e-6};
 
 constexpr Field measured(std::string_view key, std::string_view doc, NumberRange range = kPositive) {
   return {.key = key, .kind = FieldKind::number, .doc = doc, .numbers = range, .also = also_null};
