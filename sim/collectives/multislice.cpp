@@ -8,10 +8,15 @@ int slice_count(const ClusterSpec& c) {
   return std::max(1, c.network.slices);
 }
 
+int slice_dp(const Scenario& s) {
+  const int dp = s.parallelism.dp;
+  const int n = slice_count(s.cluster);
+  return n > 1 && dp % n == 0 ? dp / n : dp;
+}
+
 ParallelismSpec slice_parallelism(const Scenario& s) {
   ParallelismSpec p = s.parallelism;
-  const int n = slice_count(s.cluster);
-  if (n > 1 && p.dp % n == 0) p.dp /= n;
+  p.dp = slice_dp(s);
   return p;
 }
 

@@ -18,6 +18,9 @@ namespace clustersim {
 /// Slices of the cluster (network.slices; 1 for a single torus or any non-TPU cluster).
 [[nodiscard]] int slice_count(const ClusterSpec& c);
 
+/// Data-parallel replicas inside one slice: dp / slices (dp for one slice).
+[[nodiscard]] int slice_dp(const Scenario& s);
+
 /// The job's parallelism inside one slice: dp / slices data-parallel replicas (sim/config refuses a dp
 /// the slices do not divide); the scenario's own parallelism for one slice.
 [[nodiscard]] ParallelismSpec slice_parallelism(const Scenario& s);

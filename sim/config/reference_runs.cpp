@@ -58,8 +58,24 @@ constexpr Field kAcceleratorsFields[] = {
 constexpr Section kAcceleratorsSection{"accelerators", "", "configs/reference/accelerators.json",
                                        kAcceleratorsFields};
 
+// One entry per name of an "accelerators" or "clusters" object (the same entry fields).
 void read_entries(const json& raw, const char* where, const Section& section, ReadContext& ctx,
-                  std::map<std::string, AcceleratorEntry>& out);
+                  std::map<std::string, AcceleratorEntry>& out) {
+  for (auto it = raw.begin(); it != raw.end(); ++it) {
+    ObjectReader e(it.value(), child_pointer(where, it.key()), section, ctx);
+    AcceleratorEntry a;
+    if (const auto* n = e.find("node"); n != nullptr && !n->is_null()) a.node = e.string("node", "");
+    a.note = e.string("note", "");
+    a.missing = e.string("missing", "");
+    if (e.has("power_cap") && e.get_quantity("power_cap"))
+      a.power_cap = e.find("power_cap")->get<std::string>();
+    e.accept("source");
+    if (a.node.empty() && a.missing.empty() && e.valid())
+      e.error("missing", "required when node is null");
+    e.finish();
+    out.emplace(it.key(), a);
+  }
+}
 
 // reference/accelerators.json: accelerator name exactly as records write it -> node catalog entry; and
 // (optional "clusters") a named machine exactly as records write hardware.cluster -> its own node entry.
@@ -97,28 +113,6 @@ std::map<std::string, AcceleratorEntry> read_accelerators(const CatalogPaths& pa
     return out;
   }
   return out;
-}
-
-void read_entries(const json& raw, const char* where, const Section& section, ReadContext& ctx,
-                  std::map<std::string, AcceleratorEntry>& out) {
-  {
-    {
-      for (auto it = raw.begin(); it != raw.end(); ++it) {
-        ObjectReader e(it.value(), child_pointer(where, it.key()), section, ctx);
-        AcceleratorEntry a;
-        if (const auto* n = e.find("node"); n != nullptr && !n->is_null()) a.node = e.string("node", "");
-        a.note = e.string("note", "");
-        a.missing = e.string("missing", "");
-        if (e.has("power_cap") && e.get_quantity("power_cap"))
-          a.power_cap = e.find("power_cap")->get<std::string>();
-        e.accept("source");
-        if (a.node.empty() && a.missing.empty() && e.valid())
-          e.error("missing", "required when node is null");
-        e.finish();
-        out.emplace(it.key(), a);
-      }
-    }
-  }
 }
 
 struct Inputs {

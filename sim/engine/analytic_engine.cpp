@@ -139,7 +139,7 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   }
   in.ep = par.ep;
   in.etp = par.etp;
-  in.expert_dp = std::max(1, par.tp * par.cp * slice_parallelism(s).dp / (par.ep * par.etp));
+  in.expert_dp = std::max(1, par.tp * par.cp * slice_dp(s) / (par.ep * par.etp));
   in.inflight_chunk_microbatches = peak_inflight_activations(spec, stage);
   // Whether a chunk of the stage holds the embedding (first model stage) or the head (last); with
   // dualpipe both the first and the last rank hold both.
@@ -161,7 +161,7 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.pp = par.pp;
   // ZeRO shards over the data-parallel replicas of one slice (a multi-slice job replicates its states
   // across slices: MaxText's FSDP on ICI, data parallelism over DCN; sim/collectives/multislice.hpp).
-  in.dp = slice_parallelism(s).dp * par.cp;
+  in.dp = slice_dp(s) * par.cp;
   in.zero_stage = par.zero_stage;
   in.recompute = tr.recompute;
   in.optimizer = tr.optimizer;

@@ -413,8 +413,8 @@ StepGraph build_step_graph(const Scenario& s) {
   // A multi-slice job shards (ZeRO) and reduces over the replicas of one slice; the slices then
   // all-reduce each rank's shard over the data-centre network (sim/collectives/multislice.hpp).
   const int slices = slice_count(s.cluster);
-  const int dpg = slice_parallelism(s).dp * par.cp;
-  const int edp = std::max(1, par.tp * par.cp * slice_parallelism(s).dp / (par.ep * par.etp));
+  const int dpg = slice_dp(s) * par.cp;
+  const int edp = std::max(1, par.tp * par.cp * slice_dp(s) / (par.ep * par.etp));
   const double grad_elem = bytes_per_element(tr.gradient_precision);
   const double weight_elem = std::max(2.0, bytes_per_element(tr.precision));
   const bool tied_split = s.model.tied_embeddings && p > 1;

@@ -18,13 +18,6 @@ namespace {
 
 constexpr double kDay = 86400.0;
 
-struct RampBatch {
-  std::int64_t batch = 0;
-  std::int64_t steps = 0;
-  double tokens_per_step = 0;
-  Seconds step_time{0};
-};
-
 nlohmann::json summary_json(const run::Summary<double>& x) {
   return {{"mean", x.mean}, {"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}, {"ci95", x.ci95_half_width}};
 }
@@ -162,11 +155,11 @@ struct RampReport {
 // The batch ramp's share of the run: its steps, tokens and failure-free time, and what the same tokens
 // would take at the final batch's throughput (the ramp's extra cost: smaller batches leave a larger share
 // of pipeline fill and drain and of per-step collectives).
-RampReport ramp_report(const Scenario& s, const run::JobShape& job, const run::RunResult& r,
-                       const std::vector<RampBatch>& batches) {
+RampReport ramp_report(const Scenario& s, const run::JobShape& job, const run::RunResult& r) {
   const BatchRampup& q = *s.training.batch_rampup;
+  const std::vector<run::RampPhase>& batches = job.ramp;
   nlohmann::json rows = nlohmann::json::array();
-  for (const RampBatch& b : batches) {
+  for (const run::RampPhase& b : batches) {
     rows.push_back({{"global_batch", b.batch},
                     {"steps", b.steps},
                     {"tokens", static_cast<double>(b.steps) * b.tokens_per_step},
@@ -333,7 +326,6 @@ void add_run_section(const Scenario& s, Prediction& p, const StepAtBatch& step_a
                      run::TrialStore* trials) {
   if (!s.run) return;
   run::JobShape job = job_shape_of(s, p.step);
-  std::vector<RampBatch> ramp_batches;
   if (s.training.batch_rampup && s.run->validate().empty()) {
     CS_ASSERT(static_cast<bool>(step_at), "a batch ramp needs the step model at other batches");
     // One step prediction per distinct batch (Megatron's rule gives at most n + 1 of them; sim/config
@@ -343,7 +335,6 @@ void add_run_section(const Scenario& s, Prediction& p, const StepAtBatch& step_a
       if (seg.batch == s.training.global_batch) continue;  // the final batch: the step above
       const StepResult at = step_at(seg.batch);
       job.ramp.push_back({seg.batch, seg.steps, at.tokens_per_step, at.step_time});
-      ramp_batches.push_back({seg.batch, seg.steps, at.tokens_per_step, at.step_time});
     }
   }
   run::RunResult result;
@@ -362,7 +353,7 @@ void add_run_section(const Scenario& s, Prediction& p, const StepAtBatch& step_a
                                 {"wall_mean", devices * result.wall_time.mean.value() / 3600.0}};
   p.run_text = run_report_text(*s.run, result, job.devices);
   if (s.training.batch_rampup) {
-    const RampReport ramp = ramp_report(s, job, result, ramp_batches);
+    const RampReport ramp = ramp_report(s, job, result);
     p.run_json["batch_ramp"] = ramp.json;
     p.run_text += ramp.text;
   }
