@@ -92,6 +92,13 @@ KernelTime kernel_time(const DeviceSpec& d, const Kernel& k) {
   } else {
     out.memory_bound = Seconds(t) + e.kernel_overhead;
   }
+  // Small kernels launched with this one (MXFP8 scale swizzles): memory-bound, each with its overhead.
+  if (k.extra_kernels > 0) {
+    const Seconds extra(k.extra_kernels * e.kernel_overhead.value() +
+                        k.extra_bytes / (d.memory_bandwidth.value() * e.memory_efficiency));
+    out.total += extra;
+    out.memory_bound += extra;
+  }
   out.exec_flops = k.exec_flops;
   out.model_flops = k.model_flops;
   return out;

@@ -24,7 +24,13 @@ enum class SelectivePolicy { attention, op, layer };
 //    promoted to CUDA cores every 128 elements of K (DeepGEMM kernels; GEMM speed from
 //    blockwise_fp8_gemm_efficiency, models/roofline.hpp); its casts are fused into the producing kernels
 //    and counted as one cast-transpose pass, as delayed scaling.
-enum class Fp8Scaling { delayed, tensorwise, rowwise, blockwise };
+//  - mxfp8: OCP microscaling (Blackwell block-scaled tensor cores): one E8M0 scale per 32 consecutive
+//    elements along K. Transformer Engine's MXFP8Quantizer writes a row-wise and a column-wise FP8 copy,
+//    each with its scales, in one pass (the column-wise copy is quantised from the high-precision tensor,
+//    not transposed: its blocks run along the other axis), so a cast moves 2 + 1 + 1 + 2/32 bytes per
+//    element (NVIDIA/TransformerEngine v2.7 transformer_engine/pytorch/tensor/mxfp8_tensor.py,
+//    common/util/cast_kernels.cuh). Its GEMMs run at the per-tensor FP8 rate (no published difference).
+enum class Fp8Scaling { delayed, tensorwise, rowwise, blockwise, mxfp8 };
 // Which fused (flash) attention kernel a framework runs. The cost model's attention efficiency
 // (DeviceEfficiency::attention_efficiency) is FlashAttention-2's; the others run at a fraction of it
 // (attention_kernel_rate, models/transformer_cost.cpp).

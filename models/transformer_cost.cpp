@@ -30,6 +30,7 @@ struct Dims {
   Precision attention;  // attention core
   Precision head;       // LM head GEMM (and the activations' precision)
   bool blockwise;       // FP8 linear GEMMs blockwise-scaled (LayerShape::fp8_blockwise)
+  bool swizzle;         // MXFP8 GEMMs swizzle their operands' scales first (LayerShape::mxfp8_separate_swizzle)
   bool separate;        // separate Q/K/V and gate/up linears (LayerShape::separate_projections)
   bool shared_cast;     // separate linears share one FP8 input cast (see dims_of)
   double shared_cast_rows;  // rows that shared cast covers
@@ -65,6 +66,7 @@ Dims dims_of(const TransformerSpec& m, const LayerShape& s) {
   d.cast_bytes = fp8_cast_bytes_per_element(s.fp8_scaling);
   d.fp8_gemm_eff = s.fp8_scaling == Fp8Scaling::rowwise ? kRowwiseFp8GemmEfficiency : 1.0;
   d.blockwise = s.fp8_blockwise && s.precision == Precision::fp8;
+  d.swizzle = s.mxfp8_separate_swizzle && s.fp8_scaling == Fp8Scaling::mxfp8 && s.precision == Precision::fp8;
   d.separate = s.separate_projections;
   // torchao's float8 tensor-parallel plan (Float8ColwiseParallel + PrepareFloat8ModuleInput), which
   // torchtitan applies only for tensor-wise scaling (torchtitan 820504e models/llama3/parallelize_llama.py:
@@ -112,6 +114,14 @@ Kernel cast_kernel(double mm, double nn, double kk, double microbatches,
   return c;
 }
 
+// MXFP8 with separate scale swizzles (Dims::swizzle): the GEMM launches one swizzle per operand first,
+// here the forward's activation (M x K per problem) and weight (K x N per problem) scales.
+void add_swizzles(Kernel& g, const Dims& d) {
+  if (!d.swizzle || g.precision != Precision::fp8) return;
+  g.extra_kernels = 2;
+  g.extra_bytes = kMxfp8SwizzleBytesPerElement * g.batch * (g.m * g.k + g.k * g.n);
+}
+
 // A linear-layer GEMM, preceded in FP8 training by the cast of its inputs: the activation (M x K) every
 // micro-batch, the weight (K x N) once per step.
 void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, double kk, const Dims& d) {
@@ -119,6 +129,7 @@ void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, d
   Kernel g = gemm(name, mm, nn, kk, d.linear, d.e);
   if (d.linear == Precision::fp8) g.impl_efficiency = d.fp8_gemm_eff;
   g.fp8_blockwise = d.blockwise;
+  add_swizzles(g, d);
   ks.add(g);
 }
 
@@ -146,6 +157,7 @@ void add_linear_group(LayerKernels& ks, std::string_view fused,
       ks.add(c);
       Kernel g = gemm(name, mm, n, kk, d.linear, d.e);
       g.impl_efficiency = d.fp8_gemm_eff;
+      add_swizzles(g, d);
       ks.add(g);
     } else {
       add_linear(ks, name, mm, n, kk, d);
@@ -165,6 +177,8 @@ double fp8_cast_bytes_per_element(Fp8Scaling scaling) {
       return kCastTransposeBytes + 2.0;
     case Fp8Scaling::rowwise:
       return 2.0 * (2.0 + 2.0 + 1.0);
+    case Fp8Scaling::mxfp8:
+      return 2.0 + 1.0 + 1.0 + 2.0 / 32.0;
   }
   return kCastTransposeBytes;
 }
@@ -275,6 +289,7 @@ void add_expert_gemm(LayerKernels& ks, std::string_view name, double rows_mean, 
   g.model_flops = Flops(2.0 * rows_mean * experts * nn * kk);
   g.exec_flops = Flops(2.0 * rows * experts * nn * kk);
   g.bytes = Bytes(bytes_per_element(d.linear) * experts * (rows * kk + kk * nn) + d.e * experts * rows * nn);
+  add_swizzles(g, d);  // one multi-tensor swizzle per operand list (Transformer Engine grouped GEMM)
   ks.add(g);
 }
 
@@ -377,12 +392,16 @@ void add_backward_of(LayerKernels& out, const Kernel& f, bool input_grad, bool w
         Kernel b = f;
         b.n = f.k;
         b.k = f.n;
+        // MXFP8 swizzles of its operands: the output gradient (M x N) and the weight (K x N).
+        if (f.extra_kernels > 0) b.extra_bytes = kMxfp8SwizzleBytesPerElement * f.batch * (f.m * f.n + f.k * f.n);
         out.add(b);
       }
       if (weight_grad) {  // dW = X^T · dY: K x N output, reduction over M
         Kernel w = f;
         w.m = f.k;
         w.k = f.m;
+        // MXFP8 swizzles of its operands' column-wise scales: the input (M x K) and output gradient (M x N).
+        if (f.extra_kernels > 0) w.extra_bytes = kMxfp8SwizzleBytesPerElement * f.batch * (f.m * f.k + f.m * f.n);
         out.add(w);
       }
       return;

@@ -64,6 +64,12 @@ struct LayerShape {
   // FP8 linear GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): their
   // efficiency follows DeepGEMM's measured shape dependence (roofline.hpp), not the per-tensor constants.
   bool fp8_blockwise = false;
+  // MXFP8 (fp8_scaling mxfp8): every FP8 GEMM first rearranges the E8M0 scales of each of its two
+  // operands into the layout the block-scaled tensor cores read, one small kernel per operand
+  // (Transformer Engine v2.7-v2.11 pytorch/csrc/extensions/gemm.cpp: swizzle_scaling_factors(A) and (B)
+  // before nvte_cublas_gemm; grouped GEMMs: one multi-tensor swizzle per operand list). From v2.12
+  // (#2486) the quantisers write GEMM-ready scales and this is false (docs/model.md, "MXFP8").
+  bool mxfp8_separate_swizzle = false;
 };
 
 /// Which kind of transformer layer: a dense MLP or a mixture-of-experts feed-forward.
@@ -89,6 +95,10 @@ struct Kernel {
   double impl_efficiency = 1.0;  // GEMM kernel speed relative to the device's calibrated GEMM (row-wise FP8)
   bool grouped = false;   // grouped GEMM of `batch` expert problems (MoE): each fills the pipeline alone
   bool fp8_blockwise = false;  // FP8 GEMM with blockwise scaling and CUDA-core promotion (roofline.hpp)
+  // Small kernels launched with this one (MXFP8 scale swizzles of a GEMM's operands): each costs the
+  // device's kernel_overhead, and together they move `extra_bytes` of HBM traffic (roofline.cpp).
+  int extra_kernels = 0;
+  double extra_bytes = 0;
 };
 
 /// Up to 64 kernels of one layer pass (fixed capacity: no allocation in sweeps).
@@ -108,8 +118,13 @@ Kernel fp8_cast_kernel(double m, double n, double k, int microbatches);
 
 /// HBM bytes per element of the cast of one FP8 GEMM input under `scaling`: delayed 4 (read BF16 2 B,
 /// write FP8 1 B + its transpose 1 B; amax from history), tensorwise 6 (an amax pass reading 2 B first),
-/// rowwise 10 (per axis: an amax pass 2 B and a cast 2 B read + 1 B written, for both axes).
+/// rowwise 10 (per axis: an amax pass 2 B and a cast 2 B read + 1 B written, for both axes), mxfp8
+/// 4.0625 (read 2 B, write the row-wise and column-wise FP8 copies, 1 B each, and one E8M0 scale byte per
+/// 32 elements for each copy).
 double fp8_cast_bytes_per_element(Fp8Scaling scaling);
+/// Bytes one MXFP8 scale swizzle moves per element of its operand: the E8M0 scales (one byte per 32
+/// elements) read and written once.
+inline constexpr double kMxfp8SwizzleBytesPerElement = 2.0 / 32.0;
 /// Speed of the row-wise scaled FP8 GEMM relative to the tensor-wise one: 0.95, the middle of "most
 /// shapes are within 90-100% of tensor-wise efficiency" (pytorch/pytorch issue 147971, H100, fast-accum).
 inline constexpr double kRowwiseFp8GemmEfficiency = 0.95;

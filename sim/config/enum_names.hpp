@@ -32,11 +32,12 @@ inline constexpr std::array<EnumName<Recompute>, 3> kRecomputeNames{
     {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
 inline constexpr std::array<EnumName<SelectivePolicy>, 3> kSelectivePolicyNames{
     {{"attention", SelectivePolicy::attention}, {"op", SelectivePolicy::op}, {"layer", SelectivePolicy::layer}}};
-inline constexpr std::array<EnumName<Fp8Scaling>, 4> kFp8ScalingNames{
+inline constexpr std::array<EnumName<Fp8Scaling>, 5> kFp8ScalingNames{
     {{"delayed", Fp8Scaling::delayed},
      {"tensorwise", Fp8Scaling::tensorwise},
      {"rowwise", Fp8Scaling::rowwise},
-     {"blockwise", Fp8Scaling::blockwise}}};
+     {"blockwise", Fp8Scaling::blockwise},
+     {"mxfp8", Fp8Scaling::mxfp8}}};
 inline constexpr std::array<EnumName<AttentionKernel>, 3> kAttentionKernelNames{
     {{"flash-2", AttentionKernel::flash2},
      {"flash-1", AttentionKernel::flash1},

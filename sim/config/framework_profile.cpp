@@ -80,6 +80,10 @@ constexpr Field kDefaultsFields[] = {
      .doc = "every k-th layer recomputed under selective_recompute layer",
      .ints = {.min = 1}},
     choice_field("fp8_scaling", "FP8 scaling recipe (docs/model.md)", kFp8ScalingChoices),
+    {.key = "mxfp8_separate_swizzle",
+     .kind = FieldKind::boolean,
+     .doc = "with fp8_scaling mxfp8: the framework's Transformer Engine swizzles GEMM scales in separate "
+            "kernels (training.mxfp8_separate_swizzle)"},
     choice_field("tp_comm_overlap_scope", "passes a TP overlap covers (docs/model.md)", kOverlapScope),
     {.key = "eager_elementwise",
      .kind = FieldKind::boolean,
@@ -165,6 +169,7 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   p.selective_recompute = choice(d, "selective_recompute");
   if (auto v = d.get_integer("selective_layer_interval")) p.selective_layer_interval = static_cast<int>(*v);
   p.fp8_scaling = choice(d, "fp8_scaling");
+  p.mxfp8_separate_swizzle = d.get_boolean("mxfp8_separate_swizzle");
   p.eager_elementwise = d.get_boolean("eager_elementwise");
   p.separate_projections = d.get_boolean("separate_projections");
   p.tp_comm_overlap_scope = choice(d, "tp_comm_overlap_scope");
@@ -362,6 +367,8 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
   if (p.micro_batch_rule && *p.micro_batch_rule == "one") put(train, "micro_batch", 1);
   const std::string precision = train.value("precision", std::string("bf16"));
   if (p.fp8_scaling && precision == "fp8") put(train, "fp8_scaling", *p.fp8_scaling);
+  if (p.mxfp8_separate_swizzle && precision == "fp8" && train.value("fp8_scaling", std::string()) == "mxfp8")
+    put(train, "mxfp8_separate_swizzle", *p.mxfp8_separate_swizzle);
   if (p.eager_elementwise) put(train, "eager_elementwise", *p.eager_elementwise);
   if (p.separate_projections) put(train, "separate_projections", *p.separate_projections);
   if (p.gradient_precision.contains(precision))

@@ -32,7 +32,8 @@ struct FrameworkProfile {
   std::optional<std::string> recompute;  // none | selective | full
   std::optional<std::string> selective_recompute;  // attention | op | layer (what "selective" re-runs)
   std::optional<int> selective_layer_interval;     // k of the layer policy
-  std::optional<std::string> fp8_scaling;          // delayed | tensorwise | rowwise | blockwise
+  std::optional<std::string> fp8_scaling;          // delayed | tensorwise | rowwise | blockwise | mxfp8
+  std::optional<bool> mxfp8_separate_swizzle;      // with mxfp8: scale swizzles as separate kernels
   std::optional<bool> eager_elementwise;           // torch.compile off by default
   std::optional<bool> separate_projections;        // unfused Q/K/V and gate/up linears (torchtitan)
   std::optional<std::string> tp_comm_overlap_scope;  // forward-backward | forward

@@ -280,9 +280,16 @@ constexpr Field kTrainingFields[] = {
      .doc = "FP8 scaling recipe: delayed (Transformer Engine, fused cast-transpose), tensorwise (dynamic, an "
             "amax pass first), rowwise (per-row scales on both axes, CUTLASS row-wise GEMM; docs/model.md), "
             "blockwise (DeepSeek-V3 S3.3.2 1x128/128x128 scales with CUDA-core promotion, DeepGEMM kernels; "
-            "needs precision fp8; docs/moe.md)",
+            "needs precision fp8; docs/moe.md), mxfp8 (OCP microscaling, 1x32 E8M0 scales, row- and "
+            "column-wise copies per cast as Transformer Engine; needs precision fp8; docs/model.md)",
      .fallback = "\"delayed\"",
      .choices = kFp8ScalingChoices},
+    {.key = "mxfp8_separate_swizzle",
+     .kind = FieldKind::boolean,
+     .doc = "with fp8_scaling mxfp8: every FP8 GEMM first swizzles both operands' scales in two separate "
+            "small kernels (Transformer Engine v2.7-v2.11); false: the quantisers write GEMM-ready scales "
+            "(v2.12 and later; docs/model.md)",
+     .fallback = "false"},
     {.key = "eager_elementwise",
      .kind = FieldKind::boolean,
      .doc = "eager PyTorch (no torch.compile): RMSNorm, rotary embedding and the SwiGLU product run as "
@@ -469,6 +476,13 @@ TrainingSpec read_training(ObjectReader& r) {
   t.fp8_blockwise = t.fp8_scaling == Fp8Scaling::blockwise;
   if (t.fp8_blockwise && t.precision != Precision::fp8) {
     r.error("fp8_scaling", "\"blockwise\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
+  }
+  if (t.fp8_scaling == Fp8Scaling::mxfp8 && t.precision != Precision::fp8) {
+    r.error("fp8_scaling", "\"mxfp8\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
+  }
+  t.mxfp8_separate_swizzle = r.boolean("mxfp8_separate_swizzle");
+  if (r.has("mxfp8_separate_swizzle") && t.fp8_scaling != Fp8Scaling::mxfp8) {
+    r.error("mxfp8_separate_swizzle", "applies only with \"fp8_scaling\": \"mxfp8\"");
   }
   t.recompute_norm_mla_up = r.boolean("recompute_norm_mla_up");
   if (t.fp8_activation_cache && t.precision != Precision::fp8) {

@@ -737,12 +737,24 @@ class Builder {
                          *profile_->separate_projections ? "true" : "false", profile_->name));
     }
     if (precision == "fp8") {
-      if (rec_.fp8_recipe && (*rec_.fp8_recipe == "tensorwise" || *rec_.fp8_recipe == "rowwise")) {
+      if (rec_.fp8_recipe && (*rec_.fp8_recipe == "tensorwise" || *rec_.fp8_recipe == "rowwise" ||
+                              *rec_.fp8_recipe == "mxfp8")) {
         train_["fp8_scaling"] = *rec_.fp8_recipe;
       } else if (profile_ && profile_->fp8_scaling) {
         train_["fp8_scaling"] = *profile_->fp8_scaling;
-        assume(fmt::format("fp8_scaling = {} (recipe not stated as tensorwise/rowwise; {} default)",
+        assume(fmt::format("fp8_scaling = {} (recipe not stated as tensorwise/rowwise/mxfp8; {} default)",
                            *profile_->fp8_scaling, profile_->name));
+      }
+      // MXFP8 scale swizzles: separate kernels or fused into the quantisers, by the Transformer Engine
+      // the profile's framework era ships (docs/model.md, "MXFP8").
+      if (train_.value("fp8_scaling", std::string()) == "mxfp8") {
+        if (profile_ && profile_->mxfp8_separate_swizzle) {
+          train_["mxfp8_separate_swizzle"] = *profile_->mxfp8_separate_swizzle;
+          assume(fmt::format("mxfp8_separate_swizzle = {} (not stated; {} default)",
+                             *profile_->mxfp8_separate_swizzle ? "true" : "false", profile_->name));
+        } else {
+          assume("mxfp8_separate_swizzle = false (not stated; experiment default)");
+        }
       }
     }
   }

@@ -300,6 +300,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (s.parallelism.pipeline_p2p_blocking) j["parallelism"]["pipeline_p2p"] = "deepspeed";
   if (t.fp8_scaling != Fp8Scaling::delayed)
     j["training"]["fp8_scaling"] = std::string(name_of(fp8_scaling_names(), t.fp8_scaling));
+  if (t.mxfp8_separate_swizzle) j["training"]["mxfp8_separate_swizzle"] = true;
   const DpModeSpec& d = p.data_parallel;
   if (d.mode != DpMode::allreduce) {
     nlohmann::json& jp = j["parallelism"];

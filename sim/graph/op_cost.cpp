@@ -120,6 +120,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.fp8_attention = tr.fp8_attention;
   shape_.microbatches = std::max(1, tr.microbatches(par.dp));
   shape_.fp8_scaling = tr.fp8_scaling;
+  shape_.mxfp8_separate_swizzle = tr.mxfp8_separate_swizzle;
   shape_.eager_elementwise = tr.eager_elementwise;
   shape_.separate_projections = tr.separate_projections;
   shape_.ep = par.ep;

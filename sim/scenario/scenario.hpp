@@ -134,6 +134,9 @@ struct TrainingSpec {
   SelectivePolicy selective_policy = SelectivePolicy::attention;
   int selective_layer_interval = 2;
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8 scaling recipe of the linear layers
+  // fp8_scaling mxfp8: each FP8 GEMM swizzles its operands' scales in separate kernels (Transformer
+  // Engine before v2.12; models/transformer_cost.hpp LayerShape::mxfp8_separate_swizzle).
+  bool mxfp8_separate_swizzle = false;
   // Eager PyTorch (no torch.compile): norms, rotary embedding and the SwiGLU product run as separate
   // element-wise kernels (models/eager_kernels.hpp).
   bool eager_elementwise = false;

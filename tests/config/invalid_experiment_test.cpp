@@ -322,6 +322,19 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     ds = check(doc);
     CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_scaling", ""));
   }
+  SECTION("MXFP8 without fp8 training, and a scale-swizzle setting without MXFP8") {
+    doc["training"]["fp8_scaling"] = "mxfp8";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_scaling", "\"mxfp8\" needs \"precision\": \"fp8\""));
+    doc["training"]["fp8_scaling"] = "delayed";
+    doc["training"]["mxfp8_separate_swizzle"] = true;
+    ds = check(doc);
+    CHECK(has_diagnostic(ds, "exp.json", "/training/mxfp8_separate_swizzle", "only with \"fp8_scaling\": \"mxfp8\""));
+    doc["training"]["mxfp8_separate_swizzle"] = "yes";
+    ds = check(doc);
+    CHECK(has_diagnostic(ds, "exp.json", "/training/mxfp8_separate_swizzle", ""));
+  }
   SECTION("a negative SM count") {
     device["sm_count"] = -1;
     ds = check(doc);

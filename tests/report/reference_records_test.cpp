@@ -558,3 +558,27 @@ TEST_CASE("a named machine listed under clusters runs on its own node entry; an 
   r["hardware"].erase("cluster");
   CHECK(jz != Approx(predict(r)));
 }
+
+TEST_CASE("an MXFP8 record runs the mxfp8 recipe; its scale swizzles follow the profile of its date, said") {
+  json r = base_record();
+  r["framework"] = {{"name", "nemo"}, {"version", "25.09"}, {"date", "2025-10"}};
+  r["hardware"] = {{"accelerator", "NVIDIA B200"}, {"count", 64}, {"gpus_per_node", 8}};
+  r["precision"] = {{"compute", "fp8"}, {"fp8_recipe", "mxfp8"}};
+  const auto& separate = only_case(read(r));
+  CHECK(separate.profile == "nemo-2025");
+  CHECK(separate.experiment["training"]["fp8_scaling"] == "mxfp8");
+  CHECK(separate.experiment["training"]["mxfp8_separate_swizzle"] == true);
+  CHECK(mentions(separate.assumptions, "mxfp8_separate_swizzle = true (not stated; nemo-2025 default)"));
+  const double slower = predict(r);  // tokens/s/GPU
+  r["framework"]["date"] = "2026-03";
+  const auto& fused = only_case(read(r));
+  CHECK(fused.profile == "nemo-2026");
+  CHECK(fused.experiment["training"]["mxfp8_separate_swizzle"] == false);
+  CHECK(mentions(fused.assumptions, "mxfp8_separate_swizzle = false (not stated; nemo-2026 default)"));
+  CHECK(predict(r) > slower);
+  // A profile that says nothing about it: the experiment default, said.
+  r["framework"] = {{"name", "megatron-core"}, {"version", nullptr}, {"date", "2025-10"}};
+  const auto& plain = only_case(read(r));
+  CHECK(plain.experiment["training"]["fp8_scaling"] == "mxfp8");
+  CHECK(mentions(plain.assumptions, "mxfp8_separate_swizzle = false (not stated; experiment default)"));
+}

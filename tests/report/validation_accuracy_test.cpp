@@ -52,7 +52,7 @@ constexpr Gate kGates[] = {
     {"test", "bigscience_tr8_104b_tuneup_2021", 5, 28.0, 34.0},
     {"test", "llmfoundry-benchmarks-2023", 24, 6.5, 24.0},
     {"test", "maxtext-tpu-readmes", 23, 7.5, 20.5},
-    {"test", "mbridge-perf-25.09", 13, 12.5, 30.5},
+    {"test", "mbridge-perf-25.09", 13, 12.5, 27.0},
     {"test", "mbridge-perf-25.11", 15, 11.5, 19.0},
     {"test", "mbridge-perf-26.02", 10, 5.5, 9.5},
     {"test", "mbridge-perf-26.04.01", 10, 5.0, 12.5},
