@@ -12,8 +12,15 @@ enum class Optimizer { adam, sgd };
 //  - op: torchtitan's op-level SAC (torchtitan parallelisms/parallelize_llama.py, 2024: the outputs of
 //    aten.mm, SDPA and reduce_scatter are saved except every second mm of a block; everything else,
 //    the FP8 _scaled_mm included, is recomputed);
-//  - layer: every k-th transformer block fully recomputed (torchtitan selective_ac_option = "k").
-enum class SelectivePolicy { attention, op, layer };
+//  - layer: every k-th transformer block fully recomputed (torchtitan selective_ac_option = "k");
+//  - core_attn: Megatron-Core's `--recompute-modules core_attn` (its default module list): the core
+//    attention module runs under tensor_parallel.checkpoint, so its forward runs again before the
+//    backward, and with Transformer Engine that module is the fused (flash) attention kernel itself
+//    (NVIDIA/Megatron-LM d98e8a64dd, megatron/core/transformer/attention.py: checkpoint_core_attention
+//    and _checkpointed_attention_forward; transformer_config.py: recompute_modules defaults to
+//    ["core_attn"]). Unfused attention: the same kernels as `attention`; flash attention: the flash
+//    forward once more.
+enum class SelectivePolicy { attention, op, layer, core_attn };
 
 // FP8 scaling recipe of the linear layers (docs/model.md, "FP8 scaling recipes"):
 //  - delayed: Transformer Engine, amax from history, one fused cast-transpose per GEMM input;

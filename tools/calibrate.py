@@ -23,13 +23,13 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-QUANTITY_KEYS = {"gemm_half_flops": "GFLOP", "kernel_overhead": "us"}
+QUANTITY_KEYS = {"gemm_half_flops": "GFLOP", "kernel_overhead": "us", "op_overhead": "us"}
 
 
 def render(key, value):
     if key == "gemm_half_flops":
         return f"{value / 1e9:g} GFLOP"
-    if key == "kernel_overhead":
+    if key in ("kernel_overhead", "op_overhead"):
         return f"{value * 1e6:g} us"
     return value
 

@@ -30,8 +30,11 @@ inline constexpr std::array<EnumName<NodeFabric>, 5> kFabricNames{{{"nvswitch", 
                                                                    {"wafer", NodeFabric::wafer}}};
 inline constexpr std::array<EnumName<Recompute>, 3> kRecomputeNames{
     {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
-inline constexpr std::array<EnumName<SelectivePolicy>, 3> kSelectivePolicyNames{
-    {{"attention", SelectivePolicy::attention}, {"op", SelectivePolicy::op}, {"layer", SelectivePolicy::layer}}};
+inline constexpr std::array<EnumName<SelectivePolicy>, 4> kSelectivePolicyNames{
+    {{"attention", SelectivePolicy::attention},
+     {"op", SelectivePolicy::op},
+     {"layer", SelectivePolicy::layer},
+     {"core-attn", SelectivePolicy::core_attn}}};
 inline constexpr std::array<EnumName<Fp8Scaling>, 5> kFp8ScalingNames{
     {{"delayed", Fp8Scaling::delayed},
      {"tensorwise", Fp8Scaling::tensorwise},

@@ -267,7 +267,8 @@ constexpr Field kTrainingFields[] = {
      .kind = FieldKind::choice,
      .doc = "with recompute selective: attention (the attention core, Korthikanti 2022), op (torchtitan's "
             "op-level SAC: every second linear GEMM, all FP8 GEMMs, element-wise ops and TP all-gathers "
-            "re-run) or layer (every k-th layer in full; docs/model.md)",
+            "re-run), layer (every k-th layer in full) or core-attn (Megatron-Core --recompute-modules core_attn: "
+            "the attention core re-run, with flash attention the fused kernel's forward; docs/model.md)",
      .fallback = "\"attention\"",
      .choices = kSelectivePolicyChoices},
     {.key = "selective_layer_interval",

@@ -50,7 +50,7 @@ constexpr std::array<std::string_view, 5> kMlp{"gelu", "swiglu", "geglu", "relu"
 constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
 constexpr std::array<std::string_view, 3> kPosition{"learned", "rope", "alibi"};
 constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"};
-constexpr std::array<std::string_view, 3> kSelectiveRecompute{"attention", "op", "layer"};
+constexpr std::array<std::string_view, 4> kSelectiveRecompute{"attention", "op", "layer", "core-attn"};
 constexpr std::array<std::string_view, 5> kSchedule{"1f1b", "interleaved", "gpipe", "dualpipe", "zb"};
 constexpr std::array<std::string_view, 4> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle",
                                                          "balanced"};
@@ -192,7 +192,8 @@ constexpr Field kParallelismFields[] = {
     one_of("recompute", "activation recomputation", kRecompute),
     one_of("selective_recompute",
            "what selective recomputation re-runs as stated (attention core; op: torchtitan op-level SAC; "
-           "layer: every k-th layer)",
+           "layer: every k-th layer; core-attn: Megatron-Core --recompute-modules core_attn, the fused "
+           "attention forward re-run)",
            kSelectiveRecompute),
     count("selective_layer_interval", "k of layer-level selective recomputation (every k-th layer)"),
     flag("tp_comm_overlap", "TP communication overlapped with GEMMs"),

@@ -433,7 +433,10 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
     recompute = fwd_no_fsdp * (1.0 / k);
     recompute.model_flops = Flops(0);
     recompute.hardware_flops = c.fwd.model_flops * (1.0 / k);
-  } else if (tr.recompute == Recompute::selective && !tr.flash_attention) {
+  } else if (tr.recompute == Recompute::selective &&
+             (!tr.flash_attention || tr.selective_policy == SelectivePolicy::core_attn)) {
+    // The attention core again: unfused, its GEMMs, softmax and dropout (Korthikanti et al. 2022 §5);
+    // under Megatron-Core's core_attn module (training_options.hpp) also the flash kernel's forward.
     const LayerKernels core = attention_core_only(fwd);
     recompute = from_kernels(dev, core);
     recompute.hardware_flops = recompute.model_flops;

@@ -316,3 +316,43 @@ TEST_CASE("op-level SAC with separate BF16 projections recomputes wk, wo and w3 
   const double h = 4096, kv = 8 * 128, f = 14336;
   CHECK(gemm_flops(again, true) == Approx(2.0 * tokens * (h * kv + h * h + h * f)));
 }
+
+TEST_CASE("Megatron-Core core_attn selective recompute re-runs the flash forward; attention does not",
+          "[models][sac]") {
+  // Megatron-Core's --recompute-modules core_attn checkpoints the fused attention module itself, so the
+  // backward re-runs the flash kernel's forward (megatron/core/transformer/attention.py,
+  // _checkpointed_attention_forward); the Korthikanti attention-core policy recomputes nothing there.
+  Scenario s = llama8b(1, Precision::bf16);
+  s.training.selective_policy = SelectivePolicy::core_attn;
+  const double core_attn = recompute_seconds(s);
+  const LayerShape shape = OpCostModel(s).shape();
+  const LayerKernels fwd = layer_forward_kernels(s.model, shape);
+  LayerKernels flash;
+  for (const Kernel& k : fwd) {
+    if (k.cls == KernelClass::attention) flash.add(k);
+  }
+  REQUIRE(flash.count == 1);
+  const DeviceSpec& dev = s.cluster.node.device;
+  CHECK(core_attn == Approx(kernels_time(dev, flash).total.value()));
+  CHECK(core_attn > 0.0);
+  s.training.selective_policy = SelectivePolicy::attention;
+  CHECK(recompute_seconds(s) == 0.0);
+  // The re-run forward counts as hardware FLOPs (at the model-FLOP convention, the full s x s matrix, as
+  // every recomputation does), not model FLOPs.
+  Scenario a = llama8b(1, Precision::bf16);
+  Scenario b = a;
+  b.training.selective_policy = SelectivePolicy::core_attn;
+  const ChunkCosts ca = OpCostModel(a).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts cb = OpCostModel(b).chunk_costs(ChunkRole{.layers = 1});
+  CHECK(cb.backward.model_flops.value() == ca.backward.model_flops.value());
+  CHECK(cb.backward.hardware_flops.value() - ca.backward.hardware_flops.value() ==
+        Approx(flash.items[0].model_flops.value()));
+  // Unfused attention: the same kernels as the attention-core policy.
+  Scenario u = llama8b(1, Precision::bf16);
+  u.training.flash_attention = false;
+  u.training.selective_policy = SelectivePolicy::attention;
+  const double unfused_attention = recompute_seconds(u);
+  u.training.selective_policy = SelectivePolicy::core_attn;
+  CHECK(unfused_attention > 0.0);
+  CHECK(recompute_seconds(u) == Approx(unfused_attention));
+}

@@ -582,3 +582,17 @@ TEST_CASE("an MXFP8 record runs the mxfp8 recipe; its scale swizzles follow the 
   CHECK(plain.experiment["training"]["fp8_scaling"] == "mxfp8");
   CHECK(mentions(plain.assumptions, "mxfp8_separate_swizzle = false (not stated; experiment default)"));
 }
+
+TEST_CASE("a record stating Megatron-Core's core_attn recompute re-runs the flash forward; attention does not") {
+  json r = base_record();
+  r["parallelism"]["recompute"] = "selective";
+  r["parallelism"]["selective_recompute"] = "attention";
+  const double attention = predict(r);  // flash attention (profile default): nothing recomputed
+  r["parallelism"]["selective_recompute"] = "core-attn";
+  CHECK(only_case(read(r)).experiment["training"]["selective_recompute"] == "core-attn");
+  const double core_attn = predict(r);
+  CHECK(core_attn < attention);  // tokens/s/GPU: one more flash forward per layer is slower
+  r["parallelism"]["recompute"] = "none";
+  r["parallelism"].erase("selective_recompute");
+  CHECK(predict(r) == Approx(attention));
+}
