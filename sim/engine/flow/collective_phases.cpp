@@ -80,13 +80,18 @@ std::vector<FlowPhase> collective_phases(CollectiveOp op, Bytes bytes, const Ran
 
 std::vector<FlowPhase> topology_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
                                        const FabricLayout& fabric, Fidelity fidelity) {
-  const TopologyCollectives* topo = fabric.topology();
-  CS_ASSERT(topo != nullptr, "topology phases need a topology-mode fabric");
   std::vector<std::vector<int>> groups(static_cast<std::size_t>(layout.tp()));
   for (int t = 0; t < layout.tp(); ++t) {
     for (int j = 0; j < layout.replicas(); ++j)
       groups[static_cast<std::size_t>(t)].push_back(layout.device(stage, j, t));
   }
+  return group_phases(op, bytes, groups, fabric, fidelity);
+}
+
+std::vector<FlowPhase> group_phases(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
+                                    const FabricLayout& fabric, Fidelity fidelity) {
+  const TopologyCollectives* topo = fabric.topology();
+  CS_ASSERT(topo != nullptr, "topology phases need a topology-mode fabric");
   const TopologyCollectives::Schedule sched = topo->schedule(op, bytes, groups);
   const TopologyGraph& graph = topo->model().graph();
   std::vector<FlowPhase> out;

@@ -50,5 +50,9 @@ std::vector<FlowPhase> collective_phases(CollectiveOp op, Bytes bytes, const Ran
 /// `exact` splits each phase into its latency_steps message steps, each moving 1/latency_steps of it.
 std::vector<FlowPhase> topology_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
                                        const FabricLayout& fabric, Fidelity fidelity);
+/// The same for explicit groups of devices (all of one size, inside one slice of the fabric: device ids of
+/// the fabric's topology graph), every group at once.
+std::vector<FlowPhase> group_phases(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
+                                    const FabricLayout& fabric, Fidelity fidelity);
 
 }  // namespace clustersim::flow

@@ -55,7 +55,8 @@ struct Reader {
 // `server_base`, -1 for jobs without).
 FabricLayout make_layout(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs, const FlowOptions& options,
                          std::vector<int>* server_base = nullptr) {
-  FabricLayout layout = FabricLayout::of(cluster, options.leaf_nodes);
+  // A derived torus maps the first job's TP group onto whole dimensions, as its analytic cost does.
+  FabricLayout layout = FabricLayout::of(cluster, options.leaf_nodes, jobs.front().scenario->parallelism.tp);
   for (const FlowJob& j : jobs) {
     const DpModeSpec& d = j.scenario->parallelism.data_parallel;
     int base = -1;
@@ -226,7 +227,10 @@ FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jo
   FlowRun run;
   run.options = options;
   run.fabric = layout.topology() != nullptr
-                   ? "topology: " + layout.topology()->model().graph().description()
+                   ? "topology: " +
+                         (layout.slices() > 1 ? fmt::format("{} slices (no links between them) of ", layout.slices())
+                                              : std::string()) +
+                         layout.topology()->model().graph().description()
                    : fmt::format("two-level (leaf groups of {} nodes)", layout.leaf_nodes());
   run.simulated_time = r.get();
   for (std::size_t j = 0; j < jobs.size(); ++j) {

@@ -27,6 +27,55 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
         topo->time(CollectiveOp::send_recv, p2p_bytes_,
                    {.size = 2, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1});
   }
+  // TP / CP / FSDP collectives inside the ops on a torus: the unit collectives op_cost.cpp costs.
+  if (s.cluster.network.topology == "torus") {
+    const ParallelismSpec in_slice = slice_parallelism(s);
+    const auto expand = [](const ConcurrentGroups& cg) {
+      std::vector<std::vector<int>> out(static_cast<std::size_t>(cg.count));
+      for (int k = 0; k < cg.count; ++k) {
+        for (int j = 0; j < cg.size; ++j)
+          out[static_cast<std::size_t>(k)].push_back(cg.first + k * cg.group_stride + j * cg.stride);
+      }
+      return out;
+    };
+    if (par.tp > 1) {
+      const ConcurrentGroups tpg{
+          .size = par.tp, .stride = 1, .first = 0, .count = in_slice.dp * par.cp, .group_stride = par.tp};
+      OpCommUnit& u = op_comm_[static_cast<std::size_t>(OpCommKind::tp)];
+      u = {.flows = true, .op = CollectiveOp::all_reduce, .bytes = Bytes(tokens * s.model.hidden * e),
+           .groups = expand(tpg), .analytic = Seconds(0)};
+      u.analytic = topo->time(u.op, u.bytes, tpg);
+    }
+    if (par.cp > 1) {
+      const double kv_local = std::max(1.0, static_cast<double>(s.model.kv_heads) / par.tp) *
+                              (static_cast<double>(s.model.head_dim()) + s.model.v_head_dim());
+      OpCommUnit& u = op_comm_[static_cast<std::size_t>(OpCommKind::cp)];
+      u.flows = true;
+      u.op = CollectiveOp::send_recv;
+      u.bytes = Bytes(tokens * kv_local * e);
+      // The analytic engine costs the tp CP rings of one replica; the flows run every replica's rings.
+      u.analytic = topo->time(u.op, u.bytes,
+                              {.size = par.cp, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1});
+      for (int d = 0; d < in_slice.dp; ++d) {
+        for (int t = 0; t < par.tp; ++t) {
+          std::vector<int> ring;
+          for (int c = 0; c < par.cp; ++c) ring.push_back(t + par.tp * (c + par.cp * d));
+          u.groups.push_back(std::move(ring));
+        }
+      }
+    }
+    const ConcurrentGroups fsdp = dp_groups(in_slice);
+    if (par.zero_stage >= 3 && fsdp.size > 1) {
+      OpCommUnit& u = op_comm_[static_cast<std::size_t>(OpCommKind::fsdp)];
+      u = {.flows = true, .op = CollectiveOp::all_gather,
+           .bytes = Bytes(parameter_count(s.model).per_layer / par.tp * e), .groups = expand(fsdp),
+           .analytic = Seconds(0)};
+      u.analytic = topo->time(u.op, u.bytes, fsdp, dp_choice(par));
+    }
+    for (OpCommUnit& u : op_comm_) {
+      if (u.analytic.value() <= 0.0) u.flows = false;
+    }
+  }
   const int dpg = par.dp * par.cp;
   const ParameterCount pc = parameter_count(s.model);
   sync_.resize(g.nodes.size());
