@@ -34,6 +34,8 @@ const char* link_class_name(LinkClass c) {
       return "dragonfly_global";
     case LinkClass::ps_server:
       return "ps_server";
+    case LinkClass::dcn:
+      return "dcn";
   }
   return "?";
 }
@@ -46,13 +48,13 @@ FabricLayout FabricLayout::of(const ClusterSpec& cluster, int leaf_nodes, int tp
     const auto mapped = torus_mapped_cluster(cluster, tp);
     FabricLayout out(TopologyCollectives::of(mapped ? *mapped : cluster));
     const int slices = cluster.devices() / std::max(1, out.devices());
-    if (slices > 1) out.replicate_slices(slices);
+    if (slices > 1) out.replicate_slices(slices, cluster.network.dcn);
     return out;
   }
   return FabricLayout(cluster, leaf_nodes);
 }
 
-void FabricLayout::replicate_slices(int count) {
+void FabricLayout::replicate_slices(int count, const LinkSpec& dcn) {
   CS_ASSERT(topology_ != nullptr && slices_ == 1 && servers_ == 0 && bundle_of_.empty() && count >= 1,
             "slices replicate a plain topology-mode fabric");
   if (count == 1) return;
@@ -70,6 +72,12 @@ void FabricLayout::replicate_slices(int count) {
   slices_ = count;
   devices_ *= count;
   nodes_ *= count;
+  dcn_base_ = static_cast<int>(links_.size());
+  for (int node = 0; node < nodes_; ++node) {
+    FabricLink l{fmt::format("h{}.dcn", node), LinkClass::dcn, dcn.bandwidth, dcn.latency};
+    l.private_link = per_node_ <= 1;  // the host's chips share it
+    links_.push_back(std::move(l));
+  }
 }
 
 FabricLayout::FabricLayout(const ClusterSpec& cluster, int leaf_nodes)
@@ -283,11 +291,14 @@ FabricRoute FabricLayout::route(int src, int dst) const {
     // Several slices: the route inside the slice's copy of the graph (no traffic crosses slices).
     const int per_slice = slice_devices();
     const int slice = src / per_slice;
-    CS_ASSERT(dst / per_slice == slice, "flows stay inside one slice (sim/config keeps pp, ep and dp_modes "
-                                        "with servers inside a slice)");
     const int shift = slice * slice_links_;
     Route steps;
-    topology_->model().graph().route_into(src - slice * per_slice, dst - slice * per_slice, steps);
+    if (dst / per_slice != slice) {
+      // Between slices: through the hosts over the DCN.
+      r.links = {2 * (dcn_base_ + node_of(src)), 2 * (dcn_base_ + node_of(dst)) + 1};
+    } else {
+      topology_->model().graph().route_into(src - slice * per_slice, dst - slice * per_slice, steps);
+    }
     r.links.reserve(steps.size());
     for (const RouteStep& st : steps) {
       const int link = bundle_of_.empty() || bundle_of_[static_cast<std::size_t>(st.link)] < 0

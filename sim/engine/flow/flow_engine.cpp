@@ -228,8 +228,10 @@ FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jo
   run.options = options;
   run.fabric = layout.topology() != nullptr
                    ? "topology: " +
-                         (layout.slices() > 1 ? fmt::format("{} slices (no links between them) of ", layout.slices())
-                                              : std::string()) +
+                         (layout.slices() > 1
+                              ? fmt::format("{} slices joined by the DCN ({:.3g} GB/s per host) of ", layout.slices(),
+                                            cluster.network.dcn.bandwidth.value() / 1e9)
+                              : std::string()) +
                          layout.topology()->model().graph().description()
                    : fmt::format("two-level (leaf groups of {} nodes)", layout.leaf_nodes());
   run.simulated_time = r.get();

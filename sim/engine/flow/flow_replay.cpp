@@ -98,8 +98,12 @@ struct JobState {
       const GradientSync& gs = traffic.gradient_sync(static_cast<int>(id));
       if (!gs.flows) continue;
       const int stage = job.graph->nodes[id].stage;
+      if (gs.multislice && fabric.slices() <= 1) continue;  // (not reached: slices imply a sliced fabric)
       sync_phases[id] = std::make_shared<const std::vector<FlowPhase>>(
           gs.ps ? ps_phases(traffic.ps_shape(), job.layout, fabric, job.server_base)
+          : gs.multislice
+              ? multislice_phases(gs.slice_reduce_scatter, gs.slice_all_gather, gs.bytes,
+                                  job.scenario->cluster.network.dcn.latency, job.layout, stage, fabric, fidelity)
           : fabric.topology() != nullptr
               ? topology_phases(gs.op, gs.bytes, job.layout, stage, fabric, fidelity)
               : collective_phases(gs.op, gs.bytes, job.layout, stage, traffic.two_level(), fidelity));
@@ -131,9 +135,14 @@ struct JobState {
 
   void build_op_comm(bool reduced, const FabricLayout& fabric, Fidelity fidelity) {
     const RankLayout& lay = job.layout;
-    // Replicas per slice: slice k's replica r runs the flows of replica r mod per_slice of slice 0,
-    // shifted onto its own copy of the torus.
-    const int per_slice = std::max(1, lay.replicas() / fabric.slices());
+    // The unit's groups are slice 0's; unreduced (or with a straggler link), every slice runs them
+    // (replica j of slice k is replica k·per_slice + j), and unreduced each instance sends the flows of its
+    // own devices.
+    const int slices = fabric.slices() > 1 && lay.replicas() % fabric.slices() == 0 ? fabric.slices() : 1;
+    const int per_slice = lay.replicas() / slices;
+    // Reduced, slice 0 stands for every slice unless a straggler link breaks the symmetry.
+    bool straggler_links = false;
+    for (const FabricLink& l : fabric.links()) straggler_links = straggler_links || l.straggler;
     for (int k = 0; k < kOpCommKinds; ++k) {
       const OpCommUnit& u = traffic.op_comm(static_cast<OpCommKind>(k));
       if (!u.flows) continue;
@@ -141,32 +150,36 @@ struct JobState {
       per_stage.resize(static_cast<std::size_t>(lay.stages()));
       for (int st = 0; st < lay.stages(); ++st) {
         std::vector<std::vector<int>> groups;
-        for (const auto& g : u.groups) {
-          std::vector<int> devs;
-          for (int r : g) devs.push_back(lay.device(st, r / lay.tp(), r % lay.tp()));
-          groups.push_back(std::move(devs));
+        for (int sl = 0; sl < (reduced && !straggler_links ? 1 : slices); ++sl) {
+          for (const auto& g : u.groups) {
+            std::vector<int> devs;
+            for (int r : g) devs.push_back(lay.device(st, r / lay.tp() + sl * per_slice, r % lay.tp()));
+            groups.push_back(std::move(devs));
+          }
         }
-        std::vector<FlowPhase> all = group_phases(u.op, u.bytes, groups, fabric, fidelity);
+        bool crossed = false;
+        std::vector<FlowPhase> all = group_phases(u.op, u.bytes, groups, fabric, fidelity, &crossed);
+        if (crossed) {  // a job placed across slices: this kind stays a timed wait
+          per_stage.clear();
+          break;
+        }
         auto& slots = per_stage[static_cast<std::size_t>(st)];
         if (reduced) {
           slots.push_back(std::move(all));
           continue;
         }
-        for (int slot : instances) {
-          const int r0 = slot % per_slice;
-          const int shift = lay.device(st, slot, 0) - lay.device(st, r0, 0);
-          std::vector<int> mine;
-          for (int t = 0; t < lay.tp(); ++t) mine.push_back(lay.device(st, r0, t));
-          std::vector<FlowPhase> own;
-          for (const FlowPhase& ph : all) {
-            FlowPhase p{{}, ph.extra_latency};
-            for (const FlowSpec& f : ph.flows) {
-              if (std::find(mine.begin(), mine.end(), f.src) == mine.end()) continue;
-              p.flows.push_back({f.src + shift, f.dst + shift, f.bytes});
-            }
-            own.push_back(std::move(p));
+        // Each flow goes to the instance whose device sends it.
+        std::unordered_map<int, std::size_t> owner;
+        for (std::size_t i = 0; i < instances.size(); ++i) {
+          for (int t = 0; t < lay.tp(); ++t) owner[lay.device(st, instances[i], t)] = i;
+        }
+        slots.assign(instances.size(), std::vector<FlowPhase>(all.size()));
+        for (std::size_t p = 0; p < all.size(); ++p) {
+          for (auto& own : slots) own[p].extra_latency = all[p].extra_latency;
+          for (const FlowSpec& f : all[p].flows) {
+            const auto it = owner.find(f.src);
+            if (it != owner.end()) slots[it->second][p].flows.push_back(f);
           }
-          slots.push_back(std::move(own));
         }
       }
     }
@@ -632,7 +645,7 @@ class FlowReplay::Impl {
     auto finish_all = [this, j, id]() {
       for (std::size_t slot = 0; slot < jobs_[j].instances.size(); ++slot) work_done(j, slot, id);
     };
-    if (!gs.flows) {
+    if (!gs.flows || !js.sync_phases[uid]) {
       wait(node.duration.value(), finish_all);
       return;
     }

@@ -90,9 +90,10 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
       continue;
     }
     // A multi-slice job's hierarchical sync (in-slice collectives and the DCN all-reduce,
-    // sim/collectives/multislice.hpp) stays a timed wait of the analytic cost: the engine's fabric is
-    // the cluster's one derived torus, which has no DCN links.
-    if (n.kind != NodeKind::dp_sync || dpg <= 1 || par.zero_stage >= 3 || slice_count(s.cluster) > 1) continue;
+    // sim/collectives/multislice.hpp, as graph_builder.cpp costs it): flows on each slice's torus and
+    // over the hosts' DCN links (FabricLayout::replicate_slices).
+    const bool multislice = slice_count(s.cluster) > 1;
+    if (n.kind != NodeKind::dp_sync || dpg <= 1 || (par.zero_stage >= 3 && !multislice)) continue;
     const int k = virtual_stage(g.schedule, n.stage, n.chunk);
     // The TP-sharded part replays as flows on the DP group; a MoE chunk's routed experts, reduced over
     // the expert data-parallel group, stay in the node's timed remainder.
@@ -103,6 +104,22 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
     if (k == virtual_stage_count(g.schedule) - 1) params += pc.head;
     params /= par.tp;
     GradientSync& gs = sync_[id];
+    if (multislice) {
+      const ParallelismSpec in_slice = slice_parallelism(s);
+      const int in_dpg = in_slice.dp * par.cp;
+      gs.flows = true;
+      gs.multislice = true;
+      gs.bytes = Bytes(params * bytes_per_element(tr.gradient_precision));
+      gs.slice_reduce_scatter = in_dpg > 1 && par.zero_stage < 3;
+      gs.slice_all_gather = in_dpg > 1 && par.zero_stage == 0;
+      const ConcurrentGroups groups = dp_groups(in_slice);
+      if (gs.slice_reduce_scatter)
+        gs.analytic += topo->time(CollectiveOp::reduce_scatter, gs.bytes, groups, dp_choice(par));
+      if (gs.slice_all_gather)
+        gs.analytic += topo->time(CollectiveOp::all_gather, gs.bytes, groups, dp_choice(par));
+      gs.analytic += dcn_all_reduce_time(s.cluster, gs.bytes / static_cast<double>(in_dpg));
+      continue;
+    }
     gs.flows = true;
     gs.op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
     gs.bytes = Bytes(params * bytes_per_element(tr.gradient_precision));

@@ -26,6 +26,10 @@ struct GradientSync {
   Bytes bytes{0};       // full (unsharded) buffer of the chunk
   Seconds analytic{0};  // the analytic engine's time of that collective (OpCostModel::dp_collective_time)
   bool ps = false;      // parameter-server push/pull (ps_phases.hpp) instead of a collective
+  // Multi-slice (network.slices > 1): the hierarchical sync of multislice_phases (collective_phases.hpp):
+  // in-slice reduce-scatter (ZeRO < 3), the DCN all-reduce of the shard, in-slice all-gather (ZeRO 0).
+  bool multislice = false;
+  bool slice_reduce_scatter = false, slice_all_gather = false;
 };
 
 /// MoE dispatch + combine all-to-alls of one pipeline op (all MoE layer passes of its chunk, the
