@@ -79,6 +79,11 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
                                     "spans slices here (as in `run`); give --ranks 2..{} to run it inside one slice",
                                     opt->op, slices, slice_devices));
     }
+    if (slices > 1 && opt->ranks == 1) {
+      throw ConfigError("<command line>", "--ranks",
+                        fmt::format("1 rank: expected 2..{} (inside one slice) or {} (all chips of the {} slices)",
+                                    slice_devices, slices * slice_devices, slices));
+    }
     if (multi_slice && opt->ranks != 0 && opt->ranks != slices * slice_devices) {
       throw ConfigError("<command line>", "--ranks",
                         fmt::format("{} ranks on {} slices of {} chips: an all-reduce across slices spans all {} "
