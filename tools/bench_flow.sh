@@ -2,6 +2,7 @@
 # Flow-engine benchmarks (not unit tests): wall time and peak RSS of full-size runs.
 #   tools/bench_flow.sh [BUILD_DIR]     (default build/flow; needs the clustersim target built)
 # Targets: GPT-3 175B on 1,024 A100 < 5 s, < 2 GB; Llama-3-405B on 16,384 H100 < 60 s, < 8 GB.
+# PaLM 540B on 6,144 TPU v4 (two derived-torus slices: TP, FSDP and DCN traffic as flows).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build/flow}"
@@ -9,7 +10,7 @@ cli="$build/tools/clustersim"
 [[ -x "$cli" ]] || { echo "build the clustersim target in $build first" >&2; exit 2; }
 # The third case is Llama-3-405B on its explicit 3-tier fat-tree (topology mode: the TopologyGraph link by link).
 topo='/cluster/network={"topology":"fat-tree","tiers":3,"radix":64,"oversubscription":[1,7],"rail_optimized":false}'
-for case in gpt3-175b-a100-1024 llama3-405b-h100-16k llama3-405b-h100-16k@topology; do
+for case in gpt3-175b-a100-1024 llama3-405b-h100-16k llama3-405b-h100-16k@topology palm-540b-tpuv4-6144; do
   exp="${case%@*}"
   extra=()
   [[ "$case" == *@topology ]] && extra=(--set "$topo")

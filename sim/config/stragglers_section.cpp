@@ -304,11 +304,13 @@ void read_flow(ObjectReader& r, Scenario& s) {
 }
 
 // The flow engine's two-level fabric joins nodes through their NICs; an explicit topology with a
-// scale-out network brings its own links (the flow engine then runs in topology mode).
+// scale-out network, or a torus (derived from the node count), brings its own links (the flow engine then
+// runs in topology mode: FabricLayout::of).
 void finish_flow(Scenario& s, ReadContext& ctx) {
   if (s.engine != "flow" || ctx.failed("/cluster")) return;
   const ClusterSpec& c = s.cluster;
-  const bool topology_mode = c.comm.topology && c.comm.topology->network != NetworkKind::none;
+  const bool topology_mode = (c.comm.topology && c.comm.topology->network != NetworkKind::none) ||
+                             (!c.comm.topology && c.network.topology == "torus");
   if (c.nodes > 1 && c.node.nics <= 0 && !topology_mode) {
     ctx.error("/cluster/node/nics", "the flow engine needs scale-out NICs to connect several nodes");
   }

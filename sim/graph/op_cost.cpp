@@ -26,6 +26,9 @@ OpCost& OpCost::operator+=(const OpCost& o) {
   model_flops += o.model_flops;
   hardware_flops += o.hardware_flops;
   ep_passes += o.ep_passes;
+  tp_hidden += o.tp_hidden;
+  cp_hidden += o.cp_hidden;
+  dp_hidden += o.dp_hidden;
   return *this;
 }
 
@@ -43,6 +46,9 @@ OpCost operator*(const OpCost& c, double k) {
   r.model_flops = c.model_flops * k;
   r.hardware_flops = c.hardware_flops * k;
   r.ep_passes = c.ep_passes * k;
+  r.tp_hidden = c.tp_hidden * k;
+  r.cp_hidden = c.cp_hidden * k;
+  r.dp_hidden = c.dp_hidden * k;
   return r;
 }
 
@@ -77,6 +83,12 @@ Seconds exposed(Seconds comm, Seconds window, bool overlap) {
 void hide(OpCost& c, Seconds& slot, Seconds comm, Seconds window, const DeviceSpec& dev, BytesPerSecond bw,
           double sms = 0.0, bool reserved = false) {
   slot = exposed(comm, window, true);
+  // What stays under the kernels, for the flow engine (OpCost::tp_hidden ...).
+  Seconds* hidden = &slot == &c.tp_comm ? &c.tp_hidden
+                    : &slot == &c.cp_comm ? &c.cp_hidden
+                    : &slot == &c.dp_comm ? &c.dp_hidden
+                                          : nullptr;
+  if (hidden != nullptr) *hidden += comm - slot;
   const double share = c.compute.value() > 0 ? c.compute_bound.value() / c.compute.value() : 0.0;
   // A reserved SM partition slows every compute-bound kernel of the op by the SMs it lacks; the memory
   // share still applies only while the collective runs.

@@ -28,6 +28,11 @@ struct OpCost {
   Flops model_flops{0};         // counted for MFU (no recomputation)
   Flops hardware_flops{0};      // model FLOPs + recomputed FLOPs (HFU convention)
   double ep_passes = 0;  // MoE layer passes with a dispatch + combine all-to-all (recomputation included)
+  // TP / CP / ZeRO-3 collective time hidden under the kernels (not part of duration(); their cost to the
+  // op is overlap_slowdown). The flow engine replays it as flows under the kernels (flow_replay.cpp).
+  Seconds tp_hidden{0};
+  Seconds cp_hidden{0};
+  Seconds dp_hidden{0};
 
   [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm + ep_comm + pp_comm; }
   OpCost& operator+=(const OpCost& o);

@@ -37,6 +37,12 @@ std::string bottleneck(const CollectiveModel& m, const CollectiveEstimate& e) {
   return worst ? std::string(to_string(m.graph().link(worst->cost.bottleneck).kind)) : std::string();
 }
 
+// The bottleneck column: "dcn" when a multi-slice row's DCN part outlasts its ICI parts.
+std::string row_bottleneck(const CollectiveReportHeader& h, const CollectiveModel& m, const CollectiveRow& r) {
+  if (h.multi_slice && r.dcn > r.ici) return "dcn";
+  return bottleneck(m, r.estimate);
+}
+
 }  // namespace
 
 nlohmann::json collective_json(const CollectiveReportHeader& h, const CollectiveModel& m,
@@ -57,7 +63,11 @@ nlohmann::json collective_json(const CollectiveReportHeader& h, const Collective
                          {"algbw_gbps", r.estimate.algbw / 1e9},
                          {"busbw_gbps", r.estimate.busbw / 1e9},
                          {"algo", std::string(to_string(r.estimate.algorithm))},
-                         {"bottleneck_link", bottleneck(m, r.estimate)}});
+                         {"bottleneck_link", row_bottleneck(h, m, r)}});
+    if (h.multi_slice) {
+      j["rows"].back()["ici_us"] = r.ici.value() * 1e6;
+      j["rows"].back()["dcn_us"] = r.dcn.value() * 1e6;
+    }
   }
   return j;
 }
@@ -68,6 +78,21 @@ std::string collective_text(const CollectiveReportHeader& h, const CollectiveMod
                                 h.spec.ranks, h.cluster, h.topology);
   out += fmt::format("# algorithm {}, ring order {}; contention-free alpha-beta model, GB/s = 1e9 B/s\n",
                      to_string(h.spec.algorithm), ring_order_name(h.spec.ring_order));
+  if (h.multi_slice) {
+    out += "# hierarchical: reduce-scatter on each slice's ICI torus, ring all-reduce of the shard across slices "
+           "over the DCN, all-gather on the torus (as `run` costs a multi-slice gradient sync)\n";
+    out += fmt::format("#{:>14} {:>13} {:>7} {:>12} {:>12} {:>12} {:>8} {:>8}  {:<16} {}\n", "size", "count", "type",
+                       "time", "ici", "dcn", "algbw", "busbw", "algo", "bottleneck");
+    out += fmt::format("#{:>14} {:>13} {:>7} {:>12} {:>12} {:>12} {:>8} {:>8}\n", "(B)", "(elements)", "", "(us)",
+                       "(us)", "(us)", "(GB/s)", "(GB/s)");
+    for (const CollectiveRow& r : rows) {
+      out += fmt::format(" {:>14.0f} {:>13} {:>7} {:>12.2f} {:>12.2f} {:>12.2f} {:>8.2f} {:>8.2f}  {:<16} {}\n",
+                         r.size.value(), r.count, type_name(h.spec.element), r.estimate.time.value() * 1e6,
+                         r.ici.value() * 1e6, r.dcn.value() * 1e6, r.estimate.algbw / 1e9, r.estimate.busbw / 1e9,
+                         to_string(r.estimate.algorithm), row_bottleneck(h, m, r));
+    }
+    return out;
+  }
   out += fmt::format("#{:>14} {:>13} {:>7} {:>12} {:>8} {:>8}  {:<16} {}\n", "size", "count", "type", "time",
                      "algbw", "busbw", "algo", "bottleneck");
   out += fmt::format("#{:>14} {:>13} {:>7} {:>12} {:>8} {:>8}\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)");

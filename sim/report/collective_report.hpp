@@ -19,7 +19,10 @@ namespace clustersim {
 struct CollectiveReportHeader {
   std::string cluster;
   CollectiveSweepSpec spec;
-  std::string topology;  // TopologyGraph::description()
+  std::string topology;  // TopologyGraph::description() (of one slice for a multi-slice cluster)
+  // Multi-slice all-reduce (sweep_multislice_all_reduce): rows carry ici_us and dcn_us, the text table
+  // two more columns, and the bottleneck is "dcn" when the DCN part is the longer one.
+  bool multi_slice = false;
 };
 
 nlohmann::json collective_json(const CollectiveReportHeader& h, const CollectiveModel& m,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "sim/core/unit_parse.hpp"
 
 namespace clustersim {
@@ -57,6 +59,58 @@ std::string topology_text(const std::string& cluster, const TopologyGraph& g, co
     out += fmt::format("  oversubscription {} (tier {}): {:.2f}:1 ({} down / {} up)\n", to_string(o.role), o.tier,
                        o.ratio(), bw(o.down), bw(o.up));
   }
+  return out;
+}
+
+namespace {
+struct SliceFigures {
+  int n = 1, hosts = 1, devices = 1;
+  double per_host = 0, per_slice = 0, bisection = 0;
+};
+SliceFigures slice_figures(const ClusterSpec& c, const TopologyGraph& slice) {
+  SliceFigures f;
+  f.n = std::max(1, c.network.slices);
+  f.hosts = slice.node_count();
+  f.devices = slice.device_count();
+  f.per_host = c.network.dcn.bandwidth.value();
+  f.per_slice = f.per_host * f.hosts;
+  f.bisection = static_cast<double>(f.n / 2) * f.per_slice;
+  return f;
+}
+std::string dcn_source(const ClusterSpec& c) {
+  return c.network.dcn_derived ? "assumed: the host's NICs x NIC bandwidth x NIC efficiency"
+                               : "network.dcn_bandwidth";
+}
+}  // namespace
+
+nlohmann::json multi_slice_topology_json(const ClusterSpec& c, const TopologyGraph& slice) {
+  const SliceFigures f = slice_figures(c, slice);
+  return {{"slices", f.n},
+          {"devices", f.n * f.devices},
+          {"nodes", f.n * f.hosts},
+          {"devices_per_slice", f.devices},
+          {"hosts_per_slice", f.hosts},
+          {"dcn_links", f.n * f.hosts},
+          {"dcn_bandwidth_per_host_Bps", f.per_host},
+          {"dcn_latency_s", c.network.dcn.latency.value()},
+          {"dcn_bandwidth_source", dcn_source(c)},
+          {"dcn_bandwidth_per_slice_Bps", f.per_slice},
+          {"dcn_bisection_Bps", f.bisection},
+          {"dcn_model",
+           "one link per host into a non-blocking data-centre network (no published oversubscription); chips "
+           "reach other slices through their host"}};
+}
+
+std::string multi_slice_topology_text(const ClusterSpec& c, const TopologyGraph& slice) {
+  const SliceFigures f = slice_figures(c, slice);
+  std::string out = fmt::format("  slices        {} slices of {} devices on {} hosts (the figures above are one slice's "
+                                "torus); {} devices in all\n",
+                                f.n, f.devices, f.hosts, f.n * f.devices);
+  out += fmt::format("  DCN           {} host links of {} per direction ({}), latency {}, non-blocking\n",
+                     f.n * f.hosts, bw(BytesPerSecond(f.per_host)), dcn_source(c),
+                     format_quantity(c.network.dcn.latency.value(), Dimension::time));
+  out += fmt::format("  DCN per slice {} per direction; between halves of the slices {} per direction\n",
+                     bw(BytesPerSecond(f.per_slice)), bw(BytesPerSecond(f.bisection)));
   return out;
 }
 

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/collectives/cluster_fabric.hpp"
+#include "sim/collectives/collective_sweep.hpp"
 #include "sim/collectives/multislice.hpp"
 #include "sim/collectives/topology_collectives.hpp"
 #include "sim/config/experiment_loader.hpp"
@@ -98,6 +100,37 @@ TEST_CASE("multi-slice FSDP shards within a slice and adds the DCN all-reduce of
   CHECK(multi.graph->dp_comm_total.value() == Approx(0.056).epsilon(0.02));
   // The slower step: the sync's tail (and the slowdown of the kernels it overlaps) is not free.
   CHECK(multi.step_time.value() > single.step_time.value());
+}
+
+TEST_CASE("`collective`'s multi-slice all-reduce is the gradient sync the engine costs for the same size",
+          "[multislice]") {
+  // ZeRO-0, tp 1, one stage: the engine's only data-parallel sync is the whole model's gradient (S bytes
+  // per chip), reduced hierarchically: reduce-scatter on a slice's torus, DCN all-reduce of S/256, and
+  // all-gather (graph_builder.cpp). `clustersim collective` on the same cluster sweeps that all-reduce.
+  const Scenario four = scenario(experiment(1024, 4, 0));
+  const StepResult multi = run_analytic(four);
+  REQUIRE(multi.graph != nullptr);
+  const Bytes S(parameter_count(four.model).total() * bytes_per_element(four.training.gradient_precision));
+  const ClusterFabric fabric = cluster_fabric(slice_cluster(four.cluster));
+  const CollectiveModel slice(fabric.topology, fabric.options);
+  CollectiveSweepSpec spec;
+  spec.op = CollectiveOp::all_reduce;
+  spec.ranks = 1024;
+  spec.element = Bytes(1);
+  spec.min = spec.max = S;
+  const std::vector<CollectiveRow> rows = sweep_multislice_all_reduce(slice, four.cluster, spec);
+  REQUIRE(rows.size() == 1);
+  const CollectiveRow& r = rows[0];
+  INFO("collective " << r.estimate.time.value() << " s (ici " << r.ici.value() << ", dcn " << r.dcn.value()
+                     << "), engine " << multi.graph->dp_comm_total.value() << " s");
+  CHECK(r.estimate.time.value() == Approx(multi.graph->dp_comm_total.value()).epsilon(1e-9));
+  CHECK(r.dcn.value() == Approx(dcn_all_reduce_time(four.cluster, S / 256.0).value()).epsilon(1e-12));
+  CHECK(r.ici.value() > 0.0);
+  // nccl-tests' all-reduce busbw over all 1024 ranks.
+  CHECK(r.estimate.busbw == Approx(S.value() / r.estimate.time.value() * 2.0 * 1023 / 1024).epsilon(1e-12));
+  // Only an all-reduce over every chip spans the slices.
+  spec.ranks = 256;
+  CHECK_THROWS_AS(sweep_multislice_all_reduce(slice, four.cluster, spec), std::invalid_argument);
 }
 
 TEST_CASE("multi-slice inputs the model does not cover are refused at their pointer", "[multislice]") {

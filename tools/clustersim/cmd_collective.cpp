@@ -9,6 +9,7 @@
 #include "output.hpp"
 #include "paths.hpp"
 #include "sim/collectives/cluster_fabric.hpp"
+#include "sim/collectives/multislice.hpp"
 #include "sim/config/catalog.hpp"
 #include "sim/config/catalog_entries.hpp"
 #include "sim/config/field_pointer.hpp"
@@ -64,14 +65,39 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--format", opt->format, "output format (nccl: the nccl-tests table, for log parsers)")
       ->check(CLI::IsMember({"text", "json", "nccl"}));
   return [opt, &global]() {
-    const auto [cluster, model] = load_cluster_collectives(global, opt->cluster);
+    const auto [cluster, model] = load_cluster_collectives(global, opt->cluster, true);
+    // A multi-slice cluster (docs/collectives.md "Multi-slice"): `model` is one slice's torus. An
+    // all-reduce over every chip is the hierarchical ICI/DCN all-reduce `run` costs; any other
+    // collective stays inside one slice (only data parallelism spans slices).
+    const int slices = slice_count(cluster);
+    const int slice_devices = model.graph().device_count();
+    const bool multi_slice =
+        slices > 1 && (opt->ranks == 0 || opt->ranks > slice_devices);
+    if (multi_slice && opt->op != "all-reduce") {
+      throw ConfigError("<command line>", "--op",
+                        fmt::format("{} over the chips of {} slices: only the all-reduce of data parallelism "
+                                    "spans slices here (as in `run`); give --ranks 2..{} to run it inside one slice",
+                                    opt->op, slices, slice_devices));
+    }
+    if (slices > 1 && opt->ranks == 1) {
+      throw ConfigError("<command line>", "--ranks",
+                        fmt::format("1 rank: expected 2..{} (inside one slice) or {} (all chips of the {} slices)",
+                                    slice_devices, slices * slice_devices, slices));
+    }
+    if (multi_slice && opt->ranks != 0 && opt->ranks != slices * slice_devices) {
+      throw ConfigError("<command line>", "--ranks",
+                        fmt::format("{} ranks on {} slices of {} chips: an all-reduce across slices spans all {} "
+                                    "chips; give --ranks {} or at most {} (one slice)",
+                                    opt->ranks, slices, slice_devices, slices * slice_devices,
+                                    slices * slice_devices, slice_devices));
+    }
     CollectiveSweepSpec spec;
     spec.op = *collective_op_from_string(opt->op);
     spec.algorithm = *collective_algorithm_from_string(opt->algo);
     spec.ring_order = opt->ring_order == "rank-order" ? RingOrder::rank_order
                       : opt->ring_order == "flat"     ? RingOrder::flat
                                                       : RingOrder::topology_aware;
-    spec.ranks = opt->ranks > 0 ? opt->ranks : model.graph().device_count();
+    spec.ranks = opt->ranks > 0 ? opt->ranks : slices * model.graph().device_count();
     spec.min = parse_size("--min", opt->min);
     spec.max = parse_size("--max", opt->max);
     spec.factor = opt->factor;
@@ -114,16 +140,18 @@ Command add_collective_command(CLI::App& app, const GlobalOptions& global) {
                                       kMaxDirectPairs * opt->max_cost, std::ceil(f / magnitude) * magnitude));
       }
     }
-    const auto rows = sweep_collective(model, spec);
+    const auto rows = multi_slice ? sweep_multislice_all_reduce(model, cluster, spec) : sweep_collective(model, spec);
     std::string topology = model.graph().description();
-    if (cluster.network.slices > 1) {
-      // `run` costs a multi-slice job's slices as separate tori joined by the DCN (docs/collectives.md,
-      // "Multi-slice"); this command has no groups to place, so it shows the slices on one torus.
-      topology += fmt::format("; network.slices {}: shown as one torus here, `run` costs each slice's own "
-                              "torus and the DCN between slices",
-                              cluster.network.slices);
+    if (slices > 1) {
+      topology = fmt::format("{} slices, each {}, joined by the DCN at {:.4g} GB/s per host per direction ({}), "
+                             "non-blocking{}",
+                             slices, topology, cluster.network.dcn.bandwidth.value() / 1e9,
+                             cluster.network.dcn_derived ? "assumed: the host's NICs x bandwidth x efficiency"
+                                                         : "network.dcn_bandwidth",
+                             multi_slice ? "" : "; these ranks stay inside slice 0");
     }
-    const CollectiveReportHeader header{cluster.name, spec, topology};
+    CollectiveReportHeader header{cluster.name, spec, topology};
+    header.multi_slice = multi_slice;
     if (opt->format == "json") {
       write_stdout(collective_json(header, model, rows).dump(2) + "\n");
     } else if (opt->format == "nccl") {

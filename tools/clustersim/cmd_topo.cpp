@@ -1,5 +1,7 @@
 // `clustersim topo CLUSTER`: builds the cluster's TopologyGraph and prints its inventory, bisection,
 // hops and oversubscription; --dot FILE writes it for Graphviz.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "sim/core/diagnostics.hpp"
 #include "sim/report/topology_report.hpp"
 #include "topologies/build_topology.hpp"
+#include "topologies/derived_topology.hpp"
 #include "topologies/dot_writer.hpp"
 
 namespace clustersim::cli {
@@ -37,9 +40,11 @@ Command add_topo_command(CLI::App& app, const GlobalOptions& global) {
     config::Catalog catalog({catalog_roots(global.config_dirs)});
     const ClusterSpec cluster = config::load_cluster(catalog, opt->cluster);
     // A derived topology is checked only here, when its graph is built; its problems name spec members.
+    // A multi-slice cluster: one slice's torus (as `run` costs it), then the slices and the DCN.
+    const bool multi_slice = cluster.network.slices > 1;
     ClusterTopologySpec spec;
     try {
-      spec = cluster_fabric(cluster).topology;
+      spec = cluster_fabric(multi_slice ? slice_cluster(cluster) : cluster).topology;
     } catch (const SpecError& e) {
       throw ConfigError(config::cluster_diagnostics(e.problems(), "", true));
     }
@@ -58,9 +63,13 @@ Command add_topo_command(CLI::App& app, const GlobalOptions& global) {
       dot->close();
     }
     if (opt->format == "json") {
-      write_stdout(topology_json(cluster.name, g, s).dump(2) + "\n");
+      nlohmann::json j = topology_json(cluster.name, g, s);
+      if (multi_slice) j["multi_slice"] = multi_slice_topology_json(cluster, g);
+      write_stdout(j.dump(2) + "\n");
     } else {
-      write_stdout(topology_text(cluster.name, g, s));
+      const std::string name =
+          multi_slice ? fmt::format("{} (one of its {} slices)", cluster.name, cluster.network.slices) : cluster.name;
+      write_stdout(topology_text(name, g, s) + (multi_slice ? multi_slice_topology_text(cluster, g) : ""));
     }
     return 0;
   };

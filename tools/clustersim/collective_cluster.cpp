@@ -6,16 +6,18 @@
 #include "sim/config/catalog_entries.hpp"
 #include "sim/config/field_pointer.hpp"
 #include "sim/core/diagnostics.hpp"
+#include "topologies/derived_topology.hpp"
 
 namespace clustersim::cli {
 
-ClusterCollectives load_cluster_collectives(const GlobalOptions& global, const std::string& name) {
+ClusterCollectives load_cluster_collectives(const GlobalOptions& global, const std::string& name,
+                                            bool per_slice) {
   config::Catalog catalog({catalog_roots(global.config_dirs)});
   ClusterSpec cluster = config::load_cluster(catalog, name);
   // A derived topology is checked only here, when its graph is built; its problems name spec members.
   const ClusterFabric fabric = [&] {
     try {
-      return cluster_fabric(cluster);
+      return cluster_fabric(per_slice ? slice_cluster(cluster) : cluster);
     } catch (const SpecError& e) {
       throw ConfigError(config::cluster_diagnostics(e.problems(), "", true));
     }

@@ -17,8 +17,10 @@ struct ClusterCollectives {
 };
 
 /// Loads catalog cluster `name` and builds its collective model; an invalid (derived) topology is bad
-/// input naming the spec members.
-ClusterCollectives load_cluster_collectives(const GlobalOptions& global, const std::string& name);
+/// input naming the spec members. `per_slice`: a multi-slice cluster (network.slices) gets the model of
+/// one slice's torus, as `run` costs it (docs/collectives.md "Multi-slice"); else the whole cluster's.
+ClusterCollectives load_cluster_collectives(const GlobalOptions& global, const std::string& name,
+                                            bool per_slice = false);
 
 /// The --op choices ("all-reduce", ...) and --algo choices ("auto", "ring", ...).
 std::vector<std::string> collective_op_choices();

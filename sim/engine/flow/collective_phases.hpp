@@ -50,5 +50,19 @@ std::vector<FlowPhase> collective_phases(CollectiveOp op, Bytes bytes, const Ran
 /// `exact` splits each phase into its latency_steps message steps, each moving 1/latency_steps of it.
 std::vector<FlowPhase> topology_phases(CollectiveOp op, Bytes bytes, const RankLayout& layout, int stage,
                                        const FabricLayout& fabric, Fidelity fidelity);
+/// The same for explicit groups of devices (all of one size), every group at once. On a fabric of several
+/// slices each slice's groups are scheduled on its copy of the torus and the phases merged; a group that
+/// spans slices has no schedule: the result is empty and `*crossed` (if given) is set.
+std::vector<FlowPhase> group_phases(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
+                                    const FabricLayout& fabric, Fidelity fidelity, bool* crossed = nullptr);
+
+/// A multi-slice job's hierarchical gradient sync of `bytes` per chip (docs/collectives.md "Multi-slice"):
+/// the in-slice reduce-scatter (if `reduce_scatter`), the DCN ring all-reduce of each chip's shard with the
+/// chips at its position in the other slices (flows over the hosts' DCN links: 2(n−1)/n · shard each, then
+/// 2(n−1) · `dcn_latency`; the closed form of sim/collectives/multislice.hpp), the in-slice all-gather (if
+/// `all_gather`). Every slice's flows.
+std::vector<FlowPhase> multislice_phases(bool reduce_scatter, bool all_gather, Bytes bytes, Seconds dcn_latency,
+                                         const RankLayout& layout, int stage, const FabricLayout& fabric,
+                                         Fidelity fidelity);
 
 }  // namespace clustersim::flow

@@ -20,7 +20,7 @@ Seconds simulate_collective(const ClusterSpec& cluster, const ParallelismSpec& p
                             Bytes bytes, const FlowOptions& options) {
   const std::string out = run_in_child([&](const ChildWriter& w) {
     SimgridEngine engine;
-    const FabricLayout layout = FabricLayout::of(cluster, options.leaf_nodes);
+    const FabricLayout layout = FabricLayout::of(cluster, options.leaf_nodes, par.tp);
     const RankLayout ranks(par);
     const std::vector<FlowPhase> phases =
         layout.topology() != nullptr

@@ -44,11 +44,15 @@ std::string explanation(const FlowRun& run, const StepResult& f, const StepResul
         "flow and analytic step times agree within 1 % ({:+.2f} %): no significant contention; {}",
         100.0 * d.fraction, link);
   }
+  // TP / CP: only where their collectives ran as flows (a torus) and so could differ.
+  std::string op_level;
+  if (d.tp != 0.0) op_level += fmt::format("TP {:+.4g} s, ", d.tp);
+  if (d.cp != 0.0) op_level += fmt::format("CP {:+.4g} s, ", d.cp);
   return fmt::format(
       "flow step {:+.4g} s ({:+.2f} %) vs analytic, from exposed communication on the critical stage: "
-      "DP {:+.4g} s, PP {:+.4g} s{} (pipeline waits also show as bubble); {}",
-      d.step, 100.0 * d.fraction, d.dp, d.pp, moe ? fmt::format(", EP {:+.4g} s", d.ep) : std::string(),
-      link);
+      "{}DP {:+.4g} s, PP {:+.4g} s{} (pipeline waits also show as bubble); {}",
+      d.step, 100.0 * d.fraction, op_level, d.dp, d.pp,
+      moe ? fmt::format(", EP {:+.4g} s", d.ep) : std::string(), link);
 }
 
 }  // namespace

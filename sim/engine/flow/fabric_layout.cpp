@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "sim/core/diagnostics.hpp"
+#include "topologies/derived_topology.hpp"
 #include "topologies/dot_writer.hpp"
 
 namespace clustersim::flow {
@@ -33,13 +34,50 @@ const char* link_class_name(LinkClass c) {
       return "dragonfly_global";
     case LinkClass::ps_server:
       return "ps_server";
+    case LinkClass::dcn:
+      return "dcn";
   }
   return "?";
 }
 
-FabricLayout FabricLayout::of(const ClusterSpec& cluster, int leaf_nodes) {
+FabricLayout FabricLayout::of(const ClusterSpec& cluster, int leaf_nodes, int tp) {
   const bool spelled_out = cluster.comm.topology && cluster.comm.topology->network != NetworkKind::none;
-  return spelled_out ? FabricLayout(TopologyCollectives::of(cluster)) : FabricLayout(cluster, leaf_nodes);
+  if (spelled_out) return FabricLayout(TopologyCollectives::of(cluster));
+  if (cluster.network.topology == "torus" && !cluster.comm.topology) {
+    // The derived ICI torus, as sim/graph/op_cost.cpp maps it (one slice, TP on whole dimensions).
+    const auto mapped = torus_mapped_cluster(cluster, tp);
+    FabricLayout out(TopologyCollectives::of(mapped ? *mapped : cluster));
+    const int slices = cluster.devices() / std::max(1, out.devices());
+    if (slices > 1) out.replicate_slices(slices, cluster.network.dcn);
+    return out;
+  }
+  return FabricLayout(cluster, leaf_nodes);
+}
+
+void FabricLayout::replicate_slices(int count, const LinkSpec& dcn) {
+  CS_ASSERT(topology_ != nullptr && slices_ == 1 && servers_ == 0 && bundle_of_.empty() && count >= 1,
+            "slices replicate a plain topology-mode fabric");
+  if (count == 1) return;
+  slice_links_ = static_cast<int>(links_.size());
+  std::vector<FabricLink> all;
+  all.reserve(links_.size() * static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) {
+    for (const FabricLink& l : links_) {
+      FabricLink c = l;
+      c.name = fmt::format("s{}.{}", k, l.name);
+      all.push_back(std::move(c));
+    }
+  }
+  links_ = std::move(all);
+  slices_ = count;
+  devices_ *= count;
+  nodes_ *= count;
+  dcn_base_ = static_cast<int>(links_.size());
+  for (int node = 0; node < nodes_; ++node) {
+    FabricLink l{fmt::format("h{}.dcn", node), LinkClass::dcn, dcn.bandwidth, dcn.latency};
+    l.private_link = per_node_ <= 1;  // the host's chips share it
+    links_.push_back(std::move(l));
+  }
 }
 
 FabricLayout::FabricLayout(const ClusterSpec& cluster, int leaf_nodes)
@@ -250,14 +288,23 @@ FabricRoute FabricLayout::route(int src, int dst) const {
   }
   r.intra_node = node_of(src) == node_of(dst);
   if (topology_) {
+    // Several slices: the route inside the slice's copy of the graph (no traffic crosses slices).
+    const int per_slice = slice_devices();
+    const int slice = src / per_slice;
+    const int shift = slice * slice_links_;
     Route steps;
-    topology_->model().graph().route_into(src, dst, steps);
+    if (dst / per_slice != slice) {
+      // Between slices: through the hosts over the DCN.
+      r.links = {2 * (dcn_base_ + node_of(src)), 2 * (dcn_base_ + node_of(dst)) + 1};
+    } else {
+      topology_->model().graph().route_into(src - slice * per_slice, dst - slice * per_slice, steps);
+    }
     r.links.reserve(steps.size());
     for (const RouteStep& st : steps) {
       const int link = bundle_of_.empty() || bundle_of_[static_cast<std::size_t>(st.link)] < 0
                            ? st.link
                            : bundle_of_[static_cast<std::size_t>(st.link)];
-      r.links.push_back(2 * link + (st.forward ? 0 : 1));
+      r.links.push_back(2 * (link + shift) + (st.forward ? 0 : 1));
     }
   } else if (r.intra_node) {
     r.links = {2 * nvlink_of(src), 2 * nvlink_of(dst) + 1};

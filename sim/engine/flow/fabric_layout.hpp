@@ -60,7 +60,8 @@ enum class LinkClass : std::uint8_t {
   torus_optical,
   dragonfly_local,
   dragonfly_global,
-  ps_server  // the NIC of a dedicated parameter server (add_servers)
+  ps_server,  // the NIC of a dedicated parameter server (add_servers)
+  dcn         // a TPU host's data-centre network link between slices (replicate_slices)
 };
 [[nodiscard]] const char* link_class_name(LinkClass c);
 
@@ -87,16 +88,32 @@ struct FabricRoute {
 class FabricLayout {
  public:
   /// Topology mode when the cluster JSON spells a scale-out fabric out (ClusterSpec::comm.topology with a
-  /// network), else the two-level fabric with leaf groups of `leaf_nodes` nodes.
-  static FabricLayout of(const ClusterSpec& cluster, int leaf_nodes);
+  /// network) or names a torus (`network.topology` "torus", the TPU ICI torus derived from the node count,
+  /// topologies/derived_topology.hpp), else the two-level fabric with leaf groups of `leaf_nodes` nodes.
+  /// A derived torus is the one the analytic engine costs (sim/graph/op_cost.cpp): with `tp` > 1 the
+  /// tensor-parallel group fills whole torus dimensions (torus_mapped_cluster), and a multi-slice cluster
+  /// (`network.slices`) is `slices` copies of one slice's torus (replicate_slices), slice k holding devices
+  /// [k·D, (k+1)·D) and links prefixed "s<k>.", plus one data-centre network link per host ("h<node>.dcn",
+  /// class dcn, network.dcn: bandwidth per host per direction as reached, latency) into a non-blocking DCN
+  /// core, as docs/collectives.md "Multi-slice" models the DCN. A route between slices is the source host's
+  /// DCN link up and the destination host's down (chips reach other slices through their hosts).
+  static FabricLayout of(const ClusterSpec& cluster, int leaf_nodes, int tp = 1);
   /// Two-level fabric. Preconditions (asserted): `leaf_nodes` > 0; a cluster of several nodes has NICs
   /// (sim/config refuses a flow run without them).
   FabricLayout(const ClusterSpec& cluster, int leaf_nodes);
   /// Topology mode: the links and routes of the cluster's TopologyGraph (kept alive by the layout).
   explicit FabricLayout(std::shared_ptr<const TopologyCollectives> topology);
 
-  /// The topology-aware collectives of topology mode, nullptr for the two-level fabric.
+  /// The topology-aware collectives of topology mode, nullptr for the two-level fabric. With several
+  /// slices, the model of one slice (devices [0, slice_devices())).
   [[nodiscard]] const TopologyCollectives* topology() const { return topology_.get(); }
+  /// Copies of the topology graph (network.slices of a derived TPU torus; 1 otherwise).
+  [[nodiscard]] int slices() const { return slices_; }
+  /// Devices of one slice (all devices with one slice).
+  [[nodiscard]] int slice_devices() const { return devices_ / slices_; }
+  /// Topology mode: `count` copies of the graph (one per slice) joined by one DCN link per host of
+  /// `dcn` bandwidth and latency (see of()). Call before add_servers and scale_link.
+  void replicate_slices(int count, const LinkSpec& dcn);
 
   [[nodiscard]] int devices() const { return devices_; }
   [[nodiscard]] int devices_per_node() const { return per_node_; }
@@ -131,6 +148,8 @@ class FabricLayout {
   int devices_ = 0, per_node_ = 1, nodes_ = 1, nics_ = 0, leaf_nodes_ = 1;
   int nic_base_ = 0, uplink_base_ = 0;
   int servers_ = 0, server_link_base_ = 0;
+  int slices_ = 1, slice_links_ = 0;  // slice_links_: links of one slice (replicate_slices)
+  int dcn_base_ = 0;                  // first DCN link (one per host, replicate_slices)
   [[nodiscard]] std::vector<DirectedLink> to_core(int device) const;  // worker → core, up direction
   void bundle_parallel_uplinks(const TopologyGraph& g);                // adaptive routing (topology mode)
   std::vector<int> bundle_of_;  // adaptive routing: per graph link, the bundle link its routes use, or -1

@@ -55,7 +55,8 @@ struct Reader {
 // `server_base`, -1 for jobs without).
 FabricLayout make_layout(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs, const FlowOptions& options,
                          std::vector<int>* server_base = nullptr) {
-  FabricLayout layout = FabricLayout::of(cluster, options.leaf_nodes);
+  // A derived torus maps the first job's TP group onto whole dimensions, as its analytic cost does.
+  FabricLayout layout = FabricLayout::of(cluster, options.leaf_nodes, jobs.front().scenario->parallelism.tp);
   for (const FlowJob& j : jobs) {
     const DpModeSpec& d = j.scenario->parallelism.data_parallel;
     int base = -1;
@@ -208,6 +209,36 @@ void add_contention(const FabricLayout& layout, const std::vector<double>& link_
   }
 }
 
+// On a torus the TP / CP / FSDP collectives inside the ops ran as flows (JobTraffic::op_comm): what an op's
+// replayed duration exceeds its analytic duration by is their contention, split over the three kinds by
+// their share of the op's collective time (exposed + hidden), per stage and for the critical stage. Ops
+// with MoE all-to-alls keep replayed_ep_exposure's reading.
+void replayed_op_comm_exposure(const Scenario& s, const StepGraph& g, StepResult& r) {
+  if (s.cluster.network.topology != "torus") return;
+  for (std::size_t st = 0; st < r.stages.size() && st < g.order.size(); ++st) {
+    StageSummary& ss = r.stages[st];
+    for (int id : g.order[st][0]) {
+      const StepNode& node = g.nodes[static_cast<std::size_t>(id)];
+      if (node.cost < 0 || node.kind == NodeKind::optimizer) continue;
+      const OpCost& c = g.costs[static_cast<std::size_t>(node.cost)];
+      if (c.ep_passes > 0) continue;
+      const NodeTiming& t = r.timeline[static_cast<std::size_t>(id)];
+      const Seconds extra = (t.end - t.start) - node.duration;
+      const double tp = (c.tp_comm + c.tp_hidden).value(), cp = (c.cp_comm + c.cp_hidden).value(),
+                   dp = (c.dp_comm + c.dp_hidden).value();
+      const double all = tp + cp + dp;
+      if (extra.value() <= 1e-9 || all <= 0) continue;  // below 1 ns: rounding of the replay's clock
+      ss.tp_exposed += extra * (tp / all);
+      ss.cp_exposed += extra * (cp / all);
+      ss.dp_exposed += extra * (dp / all);
+    }
+  }
+  const StageSummary& crit = r.stages[static_cast<std::size_t>(r.critical_stage)];
+  r.comm_exposed.tp = crit.tp_exposed;
+  r.comm_exposed.cp = crit.cp_exposed;
+  r.comm_exposed.dp = crit.dp_exposed;
+}
+
 }  // namespace
 
 FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jobs,
@@ -226,7 +257,12 @@ FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jo
   FlowRun run;
   run.options = options;
   run.fabric = layout.topology() != nullptr
-                   ? "topology: " + layout.topology()->model().graph().description()
+                   ? "topology: " +
+                         (layout.slices() > 1
+                              ? fmt::format("{} slices joined by the DCN ({:.3g} GB/s per host) of ", layout.slices(),
+                                            cluster.network.dcn.bandwidth.value() / 1e9)
+                              : std::string()) +
+                         layout.topology()->model().graph().description()
                    : fmt::format("two-level (leaf groups of {} nodes)", layout.leaf_nodes());
   run.simulated_time = r.get();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -236,6 +272,7 @@ FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jo
     for (std::size_t i = 0; i < tl.size(); ++i) tl[i] = {Seconds(v[2 * i]), Seconds(v[2 * i + 1])};
     run.steps.push_back(summarize_step(*jobs[j].scenario, graphs[j], std::move(tl), "flow"));
     replayed_ep_exposure(graphs[j], run.steps.back());
+    replayed_op_comm_exposure(*jobs[j].scenario, graphs[j], run.steps.back());
   }
   const std::vector<double> link_bytes = r.get_vec();
   const std::vector<double> flows = r.get_vec();

@@ -1,6 +1,7 @@
 #include "sim/engine/flow/flow_replay.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -84,6 +85,11 @@ struct JobState {
     Seconds alpha{0};
   };
   std::map<std::pair<int, int>, Transfer> transfers;
+  // TP / CP / FSDP collectives inside the ops on a torus (JobTraffic::op_comm): per kind, per stage, per
+  // instance slot, the unit collective's phases. Reduced: slot 0 holds every group of slice 0 (the other
+  // slices run the same flows on their own copies of the torus at the same time). Unreduced: slot r holds
+  // the flows its replica's devices send.
+  std::array<std::vector<std::vector<std::vector<FlowPhase>>>, kOpCommKinds> op_comm;
 
   JobState(ReplayJob j, bool reduced, const FabricLayout& fabric, Fidelity fidelity)
       : job(std::move(j)), links(*job.graph), traffic(*job.scenario, *job.graph) {
@@ -92,8 +98,12 @@ struct JobState {
       const GradientSync& gs = traffic.gradient_sync(static_cast<int>(id));
       if (!gs.flows) continue;
       const int stage = job.graph->nodes[id].stage;
+      if (gs.multislice && fabric.slices() <= 1) continue;  // (not reached: slices imply a sliced fabric)
       sync_phases[id] = std::make_shared<const std::vector<FlowPhase>>(
           gs.ps ? ps_phases(traffic.ps_shape(), job.layout, fabric, job.server_base)
+          : gs.multislice
+              ? multislice_phases(gs.slice_reduce_scatter, gs.slice_all_gather, gs.bytes,
+                                  job.scenario->cluster.network.dcn.latency, job.layout, stage, fabric, fidelity)
           : fabric.topology() != nullptr
               ? topology_phases(gs.op, gs.bytes, job.layout, stage, fabric, fidelity)
               : collective_phases(gs.op, gs.bytes, job.layout, stage, traffic.two_level(), fidelity));
@@ -108,6 +118,7 @@ struct JobState {
       }
     }
     sync_arrivals.assign(job.graph->nodes.size(), 0);
+    if (fabric.topology() != nullptr) build_op_comm(reduced, fabric, fidelity);
     if (traffic.moe_traffic().ep > 1) {
       a2a.resize(static_cast<std::size_t>(job.layout.stages()));
       a2a_alpha.resize(a2a.size());
@@ -117,6 +128,58 @@ struct JobState {
           a2a[static_cast<std::size_t>(st)].push_back(
               moe_flows(st, reduced ? -1 : instances[slot], fabric, alpha));
           a2a_alpha[static_cast<std::size_t>(st)].push_back(alpha);
+        }
+      }
+    }
+  }
+
+  void build_op_comm(bool reduced, const FabricLayout& fabric, Fidelity fidelity) {
+    const RankLayout& lay = job.layout;
+    // The unit's groups are slice 0's; unreduced (or with a straggler link), every slice runs them
+    // (replica j of slice k is replica k·per_slice + j), and unreduced each instance sends the flows of its
+    // own devices.
+    const int slices = fabric.slices() > 1 && lay.replicas() % fabric.slices() == 0 ? fabric.slices() : 1;
+    const int per_slice = lay.replicas() / slices;
+    // Reduced, slice 0 stands for every slice unless a straggler link breaks the symmetry.
+    bool straggler_links = false;
+    for (const FabricLink& l : fabric.links()) straggler_links = straggler_links || l.straggler;
+    for (int k = 0; k < kOpCommKinds; ++k) {
+      const OpCommUnit& u = traffic.op_comm(static_cast<OpCommKind>(k));
+      if (!u.flows) continue;
+      auto& per_stage = op_comm[static_cast<std::size_t>(k)];
+      per_stage.resize(static_cast<std::size_t>(lay.stages()));
+      for (int st = 0; st < lay.stages(); ++st) {
+        std::vector<std::vector<int>> groups;
+        for (int sl = 0; sl < (reduced && !straggler_links ? 1 : slices); ++sl) {
+          for (const auto& g : u.groups) {
+            std::vector<int> devs;
+            for (int r : g) devs.push_back(lay.device(st, r / lay.tp() + sl * per_slice, r % lay.tp()));
+            groups.push_back(std::move(devs));
+          }
+        }
+        bool crossed = false;
+        std::vector<FlowPhase> all = group_phases(u.op, u.bytes, groups, fabric, fidelity, &crossed);
+        if (crossed) {  // a job placed across slices: this kind stays a timed wait
+          per_stage.clear();
+          break;
+        }
+        auto& slots = per_stage[static_cast<std::size_t>(st)];
+        if (reduced) {
+          slots.push_back(std::move(all));
+          continue;
+        }
+        // Each flow goes to the instance whose device sends it.
+        std::unordered_map<int, std::size_t> owner;
+        for (std::size_t i = 0; i < instances.size(); ++i) {
+          for (int t = 0; t < lay.tp(); ++t) owner[lay.device(st, instances[i], t)] = i;
+        }
+        slots.assign(instances.size(), std::vector<FlowPhase>(all.size()));
+        for (std::size_t p = 0; p < all.size(); ++p) {
+          for (auto& own : slots) own[p].extra_latency = all[p].extra_latency;
+          for (const FlowSpec& f : all[p].flows) {
+            const auto it = owner.find(f.src);
+            if (it != owner.end()) slots[it->second][p].flows.push_back(f);
+          }
         }
       }
     }
@@ -222,6 +285,15 @@ class FlowReplay::Impl {
       for (const auto& per_stage : js.a2a) {
         for (const auto& list : per_stage) {
           for (const FlowSpec& f : list) pairs.emplace_back(f.src, f.dst);
+        }
+      }
+      for (const auto& kind : js.op_comm) {
+        for (const auto& slots : kind) {
+          for (const auto& phases : slots) {
+            for (const FlowPhase& ph : phases) {
+              for (const FlowSpec& f : ph.flows) pairs.emplace_back(f.src, f.dst);
+            }
+          }
         }
       }
       // Pipeline transfers: every (replica, TP rank) between the two stages of a data dependency.
@@ -439,9 +511,20 @@ class FlowReplay::Impl {
     }
     const double rest = total - kernels;
     const MoeExchange& mx = js.traffic.moe_exchange(id);
+    // TP / CP / FSDP flows on a torus (JobTraffic::op_comm): the part the analytic engine hid runs under
+    // the kernels, starting so that without contention it ends with them; the exposed part runs after the
+    // kernels and replaces its analytic time. The op's work ends when both did.
+    const double replayed = op_comm_replayed(js, id);
+    Done done = [this, j, slot, id]() { work_done(j, slot, id); };
+    {
+      double longest = 0;  // the kernels' duration on this replay (as compute() runs them)
+      for (int d : devices) longest = std::max(longest, kernels * slowdown / speed(d));
+      done = op_comm_hidden(j, slot, id, longest, std::move(done));
+    }
     if (!mx.flows || js.a2a.empty()) {
-      compute(devices, kernels, slowdown,
-              [this, j, slot, id, rest]() { wait(rest, [this, j, slot, id]() { work_done(j, slot, id); }); });
+      compute(devices, kernels, slowdown, [this, j, slot, id, rest, replayed, done]() {
+        op_comm(j, slot, id, [this, left = std::max(0.0, rest - replayed), done]() { wait(left, done); });
+      });
       return;
     }
     // MoE all-to-alls as flows: the whole op's bytes at once, after the kernels (moe_overlap none) or
@@ -456,9 +539,9 @@ class FlowReplay::Impl {
     const bool overlap = js.job.scenario->parallelism.moe_overlap != MoeOverlap::none &&
                          (lone_from < 0 || node.cost < lone_from);
     const double exposed = overlap ? std::min(c.ep_comm, mx.analytic).value() : mx.analytic.value();
-    const double left = std::max(0.0, rest - exposed);
-    Done tail = [this, j, slot, id, left]() {
-      wait(left, [this, j, slot, id]() { work_done(j, slot, id); });
+    const double left = std::max(0.0, rest - exposed - replayed);
+    Done tail = [this, j, slot, id, left, done]() {
+      op_comm(j, slot, id, [this, left, done]() { wait(left, done); });
     };
     auto exchange = [this, &flows, passes, alpha](Done then) {
       send(flows, [this, alpha, then = std::move(then)]() { wait(alpha, then); }, passes);
@@ -480,6 +563,79 @@ class FlowReplay::Impl {
     }
   }
 
+  // Exposed seconds of an op-level kind (JobTraffic::op_comm) in a node's cost, 0 if not replayed.
+  static double op_comm_exposed(const JobState& js, int id, int kind, bool hidden = false) {
+    const StepNode& node = js.job.graph->nodes[static_cast<std::size_t>(id)];
+    if (node.cost < 0 || js.op_comm[static_cast<std::size_t>(kind)].empty()) return 0.0;
+    const OpCost& c = js.job.graph->costs[static_cast<std::size_t>(node.cost)];
+    const Seconds e = kind == static_cast<int>(OpCommKind::tp)   ? (hidden ? c.tp_hidden : c.tp_comm)
+                      : kind == static_cast<int>(OpCommKind::cp) ? (hidden ? c.cp_hidden : c.cp_comm)
+                                                                 : (hidden ? c.dp_hidden : c.dp_comm);
+    return e.value() > 1e-15 ? e.value() : 0.0;
+  }
+
+  // Starts the op's hidden TP / CP / FSDP flows, each kind `kernels − hidden` after the kernels start (so
+  // it ends with them when nothing contends), and returns `then` joined with their ends.
+  Done op_comm_hidden(std::size_t j, std::size_t slot, int id, double kernels, Done then) {
+    JobState& js = jobs_[j];
+    const StepNode& node = js.job.graph->nodes[static_cast<std::size_t>(id)];
+    std::vector<std::pair<int, double>> kinds;
+    for (int k = 0; k < kOpCommKinds; ++k) {
+      const double h = op_comm_exposed(js, id, k, true);
+      if (h > 0) kinds.emplace_back(k, h);
+    }
+    if (kinds.empty()) return then;
+    Done all = join(static_cast<int>(kinds.size()) + 1, std::move(then));
+    for (const auto& [k, h] : kinds) {
+      const OpCommUnit& u = js.traffic.op_comm(static_cast<OpCommKind>(k));
+      const auto& phases = js.op_comm[static_cast<std::size_t>(k)][static_cast<std::size_t>(node.stage)]
+                                     [options_.symmetry_reduction ? 0 : slot];
+      const double scale = h / u.analytic.value();
+      wait(std::max(0.0, kernels - h),
+           [this, &phases, scale, all]() { run_scaled(phases, 0, scale, all); });
+    }
+    return all;
+  }
+
+  static double op_comm_replayed(const JobState& js, int id) {
+    double sum = 0;
+    for (int k = 0; k < kOpCommKinds; ++k) sum += op_comm_exposed(js, id, k);
+    return sum;
+  }
+
+  // Replays the op's exposed TP, then CP, then FSDP time as the unit collectives' flows scaled by
+  // exposed / unit analytic time (bytes and α waits alike), one kind after the other.
+  void op_comm(std::size_t j, std::size_t slot, int id, Done then, int kind = 0) {
+    for (; kind < kOpCommKinds; ++kind) {
+      const double e = op_comm_exposed(jobs_[j], id, kind);
+      if (e > 0) break;
+    }
+    if (kind == kOpCommKinds) {
+      then();
+      return;
+    }
+    JobState& js = jobs_[j];
+    const StepNode& node = js.job.graph->nodes[static_cast<std::size_t>(id)];
+    const OpCommUnit& u = js.traffic.op_comm(static_cast<OpCommKind>(kind));
+    const double scale = op_comm_exposed(js, id, kind) / u.analytic.value();
+    const auto& phases = js.op_comm[static_cast<std::size_t>(kind)][static_cast<std::size_t>(node.stage)]
+                                   [options_.symmetry_reduction ? 0 : slot];
+    run_scaled(phases, 0, scale, [this, j, slot, id, then = std::move(then), kind]() mutable {
+      op_comm(j, slot, id, std::move(then), kind + 1);
+    });
+  }
+
+  void run_scaled(const std::vector<FlowPhase>& phases, std::size_t i, double scale, Done then) {
+    if (i == phases.size()) {
+      then();
+      return;
+    }
+    const FlowPhase& ph = phases[i];
+    send(ph.flows, [this, &phases, i, scale, then, extra = ph.extra_latency.value() * scale]() {
+      wait(extra, [this, &phases, i, scale, then]() { run_scaled(phases, i + 1, scale, then); });
+    }, scale);
+  }
+
   void arrive_at_sync(std::size_t j, int id) {
     JobState& js = jobs_[j];
     const auto uid = static_cast<std::size_t>(id);
@@ -489,7 +645,7 @@ class FlowReplay::Impl {
     auto finish_all = [this, j, id]() {
       for (std::size_t slot = 0; slot < jobs_[j].instances.size(); ++slot) work_done(j, slot, id);
     };
-    if (!gs.flows) {
+    if (!gs.flows || !js.sync_phases[uid]) {
       wait(node.duration.value(), finish_all);
       return;
     }

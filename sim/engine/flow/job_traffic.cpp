@@ -27,6 +27,55 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
         topo->time(CollectiveOp::send_recv, p2p_bytes_,
                    {.size = 2, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1});
   }
+  // TP / CP / FSDP collectives inside the ops on a torus: the unit collectives op_cost.cpp costs.
+  if (s.cluster.network.topology == "torus") {
+    const ParallelismSpec in_slice = slice_parallelism(s);
+    const auto expand = [](const ConcurrentGroups& cg) {
+      std::vector<std::vector<int>> out(static_cast<std::size_t>(cg.count));
+      for (int k = 0; k < cg.count; ++k) {
+        for (int j = 0; j < cg.size; ++j)
+          out[static_cast<std::size_t>(k)].push_back(cg.first + k * cg.group_stride + j * cg.stride);
+      }
+      return out;
+    };
+    if (par.tp > 1) {
+      const ConcurrentGroups tpg{
+          .size = par.tp, .stride = 1, .first = 0, .count = in_slice.dp * par.cp, .group_stride = par.tp};
+      OpCommUnit& u = op_comm_[static_cast<std::size_t>(OpCommKind::tp)];
+      u = {.flows = true, .op = CollectiveOp::all_reduce, .bytes = Bytes(tokens * s.model.hidden * e),
+           .groups = expand(tpg), .analytic = Seconds(0)};
+      u.analytic = topo->time(u.op, u.bytes, tpg);
+    }
+    if (par.cp > 1) {
+      const double kv_local = std::max(1.0, static_cast<double>(s.model.kv_heads) / par.tp) *
+                              (static_cast<double>(s.model.head_dim()) + s.model.v_head_dim());
+      OpCommUnit& u = op_comm_[static_cast<std::size_t>(OpCommKind::cp)];
+      u.flows = true;
+      u.op = CollectiveOp::send_recv;
+      u.bytes = Bytes(tokens * kv_local * e);
+      // The analytic engine costs the tp CP rings of one replica; the flows run every replica's rings.
+      u.analytic = topo->time(u.op, u.bytes,
+                              {.size = par.cp, .stride = par.tp, .first = 0, .count = par.tp, .group_stride = 1});
+      for (int d = 0; d < in_slice.dp; ++d) {
+        for (int t = 0; t < par.tp; ++t) {
+          std::vector<int> ring;
+          for (int c = 0; c < par.cp; ++c) ring.push_back(t + par.tp * (c + par.cp * d));
+          u.groups.push_back(std::move(ring));
+        }
+      }
+    }
+    const ConcurrentGroups fsdp = dp_groups(in_slice);
+    if (par.zero_stage >= 3 && fsdp.size > 1) {
+      OpCommUnit& u = op_comm_[static_cast<std::size_t>(OpCommKind::fsdp)];
+      u = {.flows = true, .op = CollectiveOp::all_gather,
+           .bytes = Bytes(parameter_count(s.model).per_layer / par.tp * e), .groups = expand(fsdp),
+           .analytic = Seconds(0)};
+      u.analytic = topo->time(u.op, u.bytes, fsdp, dp_choice(par));
+    }
+    for (OpCommUnit& u : op_comm_) {
+      if (u.analytic.value() <= 0.0) u.flows = false;
+    }
+  }
   const int dpg = par.dp * par.cp;
   const ParameterCount pc = parameter_count(s.model);
   sync_.resize(g.nodes.size());
@@ -41,9 +90,10 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
       continue;
     }
     // A multi-slice job's hierarchical sync (in-slice collectives and the DCN all-reduce,
-    // sim/collectives/multislice.hpp) stays a timed wait of the analytic cost: the engine's fabric is
-    // the cluster's one derived torus, which has no DCN links.
-    if (n.kind != NodeKind::dp_sync || dpg <= 1 || par.zero_stage >= 3 || slice_count(s.cluster) > 1) continue;
+    // sim/collectives/multislice.hpp, as graph_builder.cpp costs it): flows on each slice's torus and
+    // over the hosts' DCN links (FabricLayout::replicate_slices).
+    const bool multislice = slice_count(s.cluster) > 1;
+    if (n.kind != NodeKind::dp_sync || dpg <= 1 || (par.zero_stage >= 3 && !multislice)) continue;
     const int k = virtual_stage(g.schedule, n.stage, n.chunk);
     // The TP-sharded part replays as flows on the DP group; a MoE chunk's routed experts, reduced over
     // the expert data-parallel group, stay in the node's timed remainder.
@@ -54,6 +104,22 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
     if (k == virtual_stage_count(g.schedule) - 1) params += pc.head;
     params /= par.tp;
     GradientSync& gs = sync_[id];
+    if (multislice) {
+      const ParallelismSpec in_slice = slice_parallelism(s);
+      const int in_dpg = in_slice.dp * par.cp;
+      gs.flows = true;
+      gs.multislice = true;
+      gs.bytes = Bytes(params * bytes_per_element(tr.gradient_precision));
+      gs.slice_reduce_scatter = in_dpg > 1 && par.zero_stage < 3;
+      gs.slice_all_gather = in_dpg > 1 && par.zero_stage == 0;
+      const ConcurrentGroups groups = dp_groups(in_slice);
+      if (gs.slice_reduce_scatter)
+        gs.analytic += topo->time(CollectiveOp::reduce_scatter, gs.bytes, groups, dp_choice(par));
+      if (gs.slice_all_gather)
+        gs.analytic += topo->time(CollectiveOp::all_gather, gs.bytes, groups, dp_choice(par));
+      gs.analytic += dcn_all_reduce_time(s.cluster, gs.bytes / static_cast<double>(in_dpg));
+      continue;
+    }
     gs.flows = true;
     gs.op = par.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
     gs.bytes = Bytes(params * bytes_per_element(tr.gradient_precision));

@@ -8,6 +8,8 @@
 // dp·cp group (all-reduce, or reduce-scatter under ZeRO-1/2; ZeRO-3 gathers stay inside the ops).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "sim/collectives/collective_algorithm.hpp"
@@ -24,6 +26,10 @@ struct GradientSync {
   Bytes bytes{0};       // full (unsharded) buffer of the chunk
   Seconds analytic{0};  // the analytic engine's time of that collective (OpCostModel::dp_collective_time)
   bool ps = false;      // parameter-server push/pull (ps_phases.hpp) instead of a collective
+  // Multi-slice (network.slices > 1): the hierarchical sync of multislice_phases (collective_phases.hpp):
+  // in-slice reduce-scatter (ZeRO < 3), the DCN all-reduce of the shard, in-slice all-gather (ZeRO 0).
+  bool multislice = false;
+  bool slice_reduce_scatter = false, slice_all_gather = false;
 };
 
 /// MoE dispatch + combine all-to-alls of one pipeline op (all MoE layer passes of its chunk, the
@@ -46,6 +52,27 @@ struct MoeTraffic {
   Bytes fan_out{0};  // node-limited: to each other EP member of the same node
 };
 
+/// The TP, CP and ZeRO-3/FSDP collectives inside the pipeline ops, replayed as flows on a torus (the
+/// TPU ICI torus, explicit or derived; docs/flow_engine.md "Collectives inside the ops on a torus").
+/// Each kind has a unit collective, the one sim/graph/op_cost.cpp costs per layer pass: TP an all-reduce
+/// of the micro-batch's activation over every TP group of the stage (a torus all-reduce is a
+/// reduce-scatter and an all-gather: the same link loads as the all-gather/reduce-scatter pairs of
+/// sequence parallelism), CP one K/V ring step (send/recv of one block) over every CP ring, FSDP the
+/// all-gather of one layer's TP shard over every data-parallel group of the slice. An op whose exposed
+/// time of that kind is E replays the unit's flows and α waits scaled by E / `analytic` (the unit's
+/// analytic time), so without contention the flows take E, and links shared with other traffic stretch
+/// it; the parts the analytic engine hid under the kernels are not flows (their cost stays in the
+/// kernels' overlap slowdown).
+enum class OpCommKind : std::uint8_t { tp, cp, fsdp };
+inline constexpr int kOpCommKinds = 3;
+struct OpCommUnit {
+  bool flows = false;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  Bytes bytes{0};
+  std::vector<std::vector<int>> groups;  // job ranks of stage 0 inside slice 0 (rank = t + tp·replica)
+  Seconds analytic{0};                   // topology time on the groups op_cost.cpp uses
+};
+
 class JobTraffic {
  public:
   JobTraffic(const Scenario& s, const StepGraph& g);
@@ -66,6 +93,8 @@ class JobTraffic {
   [[nodiscard]] const MoeTraffic& moe_traffic() const { return moe_traffic_; }
   /// Push/pull shape of a dp_mode with servers (workers' whole-model gradient and weights).
   [[nodiscard]] const PsShape& ps_shape() const { return ps_; }
+  /// The unit collective of an op-level kind (flows false: not a torus, or the kind is absent).
+  [[nodiscard]] const OpCommUnit& op_comm(OpCommKind k) const { return op_comm_[static_cast<std::size_t>(k)]; }
 
  private:
   Bytes p2p_bytes_{0};
@@ -75,6 +104,7 @@ class JobTraffic {
   MoeTraffic moe_traffic_;
   std::vector<MoeExchange> moe_;  // per graph node
   PsShape ps_;
+  std::array<OpCommUnit, kOpCommKinds> op_comm_;
 };
 
 }  // namespace clustersim::flow
