@@ -21,6 +21,7 @@ std::string describe(const nlohmann::json& value) {
 ObjectReader::ObjectReader(const nlohmann::json& value, std::string pointer, const Section& section,
                            ReadContext& ctx)
     : pointer_(std::move(pointer)), section_(&section), ctx_(&ctx) {
+  known_.reserve(section.fields.size());  // every key read is a declared field: one allocation per reader
   if (value.is_object()) {
     object_ = &value;
   } else if (!ctx.failed(pointer_)) {
