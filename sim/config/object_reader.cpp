@@ -30,8 +30,10 @@ ObjectReader::ObjectReader(const nlohmann::json& value, std::string pointer, con
 }
 
 const Field& ObjectReader::field(std::string_view key) const {
+  if (last_field_ != nullptr && last_field_->key == key) return *last_field_;
   const Field* f = section_->find(key);
   CS_ASSERT(f != nullptr, fmt::format("key \"{}\" is not declared by section \"{}\"", key, section_->name));
+  last_field_ = f;
   return *f;
 }
 
@@ -72,8 +74,11 @@ double ObjectReader::literal_number(const Field& f) {
 }
 
 const nlohmann::json* ObjectReader::find(std::string_view key) {
-  (void)field(key);
-  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.push_back(key);
+  // known_ holds the declared keys themselves (the section's storage, never a caller's temporary), so a
+  // key is in it when its characters are at the same address.
+  const std::string_view declared = field(key).key;
+  const auto same = [declared](std::string_view k) { return k.data() == declared.data() && k.size() == declared.size(); };
+  if (std::find_if(known_.begin(), known_.end(), same) == known_.end()) known_.push_back(declared);
   if (object_ == nullptr) return nullptr;
   const auto it = object_->find(key);
   return it == object_->end() ? nullptr : &*it;
