@@ -68,14 +68,7 @@ TopologyGraph TopologyBuilder::finish() && {
                 "device -> NIC link joins the device and its NIC");
     }
   }
-  auto graph = std::make_unique<TopologyGraph::Graph>();
-  for (const Vertex& v : g_.vertices_) boost::add_vertex(v, *graph);
-  for (std::size_t l = 0; l < g_.links_.size(); ++l) {
-    const Link& k = g_.links_[l];
-    boost::add_edge(static_cast<std::size_t>(k.a), static_cast<std::size_t>(k.b), static_cast<LinkId>(l),
-                    *graph);
-  }
-  g_.graph_ = std::move(graph);
+  g_.graph_ = std::make_unique<TopologyGraph::LazyGraph>();  // the Boost graph is built by graph()
   return std::move(g_);
 }
 

@@ -6,6 +6,21 @@ namespace clustersim {
 
 TopologyGraph::~TopologyGraph() = default;
 
+const TopologyGraph::Graph& TopologyGraph::graph() const {
+  CS_ASSERT(graph_ != nullptr, "a TopologyGraph is made by TopologyBuilder::finish()");
+  std::call_once(graph_->once, [this] {
+    auto graph = std::make_unique<Graph>();
+    for (const Vertex& v : vertices_) boost::add_vertex(v, *graph);
+    for (std::size_t l = 0; l < links_.size(); ++l) {
+      const Link& k = links_[l];
+      boost::add_edge(static_cast<std::size_t>(k.a), static_cast<std::size_t>(k.b), static_cast<LinkId>(l),
+                      *graph);
+    }
+    graph_->graph = std::move(graph);
+  });
+  return *graph_->graph;
+}
+
 int TopologyGraph::nic_of_device(int rank) const {
   if (nics_per_node_ == 0) return -1;
   const int g = devices_per_node_;

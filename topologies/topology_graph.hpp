@@ -5,7 +5,10 @@
 //   * vertices and links with their properties (ids are dense and deterministic, see vertex.hpp;
 //     device vertex id == global rank),
 //   * route(src, dst): the ordered links, with direction, of a deterministic minimal route;
-//   * graph(): the Boost.Graph adjacency list (edge property = LinkId) for graph algorithms.
+//   * graph(): the Boost.Graph adjacency list (edge property = LinkId) for graph algorithms. Built on the
+//     first call (thread-safe, std::call_once) from the vertices and links: the collective costs and the
+//     sweeps never ask for it, and building it was one heap allocation per edge and per vertex for every
+//     fabric a sweep point creates.
 //
 // A route between two devices is composed of
 //   1. inside one NVLink domain (a node, or an NVL72 rack): the domain's own minimal route
@@ -20,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -66,7 +70,9 @@ class TopologyGraph {
   [[nodiscard]] const Link& link(LinkId l) const { return links_[static_cast<std::size_t>(l)]; }
   [[nodiscard]] std::span<const Vertex> vertices() const { return vertices_; }
   [[nodiscard]] std::span<const Link> links() const { return links_; }
-  [[nodiscard]] const Graph& graph() const { return *graph_; }
+  /// The Boost.Graph adjacency list: vertex i is vertices()[i], edge property l is links()[l] (edges
+  /// added in link order). Built on the first call.
+  [[nodiscard]] const Graph& graph() const;
   /// A one-line human description ("3-tier fat-tree, radix 64, rail-optimized, 2048 nodes x 8 devices").
   [[nodiscard]] const std::string& description() const { return description_; }
 
@@ -109,7 +115,13 @@ class TopologyGraph {
   std::string description_;
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
-  std::unique_ptr<Graph> graph_;         // held by pointer: Boost 1.74 adjacency_list has no real move
+  // Built by graph() on first use (held by pointer: Boost 1.74 adjacency_list has no real move, and a
+  // once_flag does not move). Allocated by TopologyBuilder::finish().
+  struct LazyGraph {
+    std::once_flag once;
+    std::unique_ptr<Graph> graph;
+  };
+  std::unique_ptr<LazyGraph> graph_;
   std::vector<LinkId> device_nic_link_;  // per device: link device -> NIC (forward), -1 if none
   DomainRoutes domain_;
   std::unique_ptr<const Router> router_;

@@ -64,11 +64,14 @@ std::shared_ptr<FabricSkeleton> FabricSkeleton::make(const ClusterFabric& f) {
 
 std::vector<double> FabricSkeleton::bandwidths(const ClusterTopologySpec& t) const {
   const auto fields = fields_of(t);
-  std::vector<double> out(field_.size());
+  // Reserved, not zero-filled: every link's value is written once (a fabric of 1,024 GPUs has tens of
+  // thousands of links, and a sweep over a bandwidth builds this per point).
+  std::vector<double> out;
+  out.reserve(field_.size());
   for (std::size_t l = 0; l < field_.size(); ++l) {
     const int k = field_[l];
     // The builders scale a field by the structure's factor: field · factor, in that order.
-    out[l] = k < 0 ? factor_[l] : (fields[static_cast<std::size_t>(k)]->bandwidth * factor_[l]).value();
+    out.push_back(k < 0 ? factor_[l] : (fields[static_cast<std::size_t>(k)]->bandwidth * factor_[l]).value());
   }
   return out;
 }

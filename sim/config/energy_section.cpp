@@ -229,17 +229,24 @@ class EnergyCatalog {
   std::optional<Entry> find(std::string_view stem, std::string_view group, std::string_view name,
                             bool aliases = false) {
     const json* doc = load(stem);
-    if (doc == nullptr || !doc->contains(group) || !(*doc)[std::string(group)].is_object())
-      return std::nullopt;
-    const json& g = (*doc)[std::string(group)];
-    const std::string file = (*dir_ / (std::string(stem) + ".json")).string();
-    for (const auto& [key, value] : g.items()) {
+    if (doc == nullptr) return std::nullopt;
+    const auto at = doc->find(group);
+    if (at == doc->end() || !at->is_object()) return std::nullopt;
+    const json& g = *at;
+    // Names and aliases compared in place (no string copied per catalog entry); the file name is built
+    // for the entry found only.
+    for (auto it = g.begin(); it != g.end(); ++it) {
+      const std::string& key = it.key();
+      const json& value = it.value();
       bool match = key == name;
-      if (!match && aliases && value.contains("aliases") && value["aliases"].is_array()) {
-        for (const auto& a : value["aliases"])
-          match = match || (a.is_string() && a.get<std::string>() == name);
+      if (!match && aliases && value.is_object()) {
+        const auto al = value.find("aliases");
+        if (al != value.end() && al->is_array()) {
+          for (const auto& a : *al) match = match || (a.is_string() && a.get_ref<const std::string&>() == name);
+        }
       }
       if (match) {
+        const std::string file = (*dir_ / (std::string(stem) + ".json")).string();
         Entry e{&value, key, file, fmt::format("/{}/{}", group, key), energy_catalog_section(stem, group)};
         check_keys(e);
         return e;

@@ -21,6 +21,7 @@ std::string describe(const nlohmann::json& value) {
 ObjectReader::ObjectReader(const nlohmann::json& value, std::string pointer, const Section& section,
                            ReadContext& ctx)
     : pointer_(std::move(pointer)), section_(&section), ctx_(&ctx) {
+  known_.reserve(section.fields.size());  // every key read is a declared field: one allocation per reader
   if (value.is_object()) {
     object_ = &value;
   } else if (!ctx.failed(pointer_)) {
@@ -29,8 +30,10 @@ ObjectReader::ObjectReader(const nlohmann::json& value, std::string pointer, con
 }
 
 const Field& ObjectReader::field(std::string_view key) const {
+  if (last_field_ != nullptr && last_field_->key == key) return *last_field_;
   const Field* f = section_->find(key);
   CS_ASSERT(f != nullptr, fmt::format("key \"{}\" is not declared by section \"{}\"", key, section_->name));
+  last_field_ = f;
   return *f;
 }
 
@@ -71,8 +74,11 @@ double ObjectReader::literal_number(const Field& f) {
 }
 
 const nlohmann::json* ObjectReader::find(std::string_view key) {
-  (void)field(key);
-  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.push_back(key);
+  // known_ holds the declared keys themselves (the section's storage, never a caller's temporary), so a
+  // key is in it when its characters are at the same address.
+  const std::string_view declared = field(key).key;
+  const auto same = [declared](std::string_view k) { return k.data() == declared.data() && k.size() == declared.size(); };
+  if (std::find_if(known_.begin(), known_.end(), same) == known_.end()) known_.push_back(declared);
   if (object_ == nullptr) return nullptr;
   const auto it = object_->find(key);
   return it == object_->end() ? nullptr : &*it;

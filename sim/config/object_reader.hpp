@@ -165,6 +165,9 @@ class ObjectReader {
   const Section* section_;
   ReadContext* ctx_;
   std::vector<std::string_view> known_;
+  // The field field() resolved last (getters look a key up two or three times in a row), compared by its
+  // declared key's characters.
+  mutable const Field* last_field_ = nullptr;
 };
 
 /// `string "4"` / `number 80` / `object` — a short description of a JSON value for messages.

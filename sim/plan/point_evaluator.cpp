@@ -48,23 +48,62 @@ void flatten_json(const nlohmann::json& j, std::vector<std::pair<std::string, nl
   if (!std::is_sorted(out.begin(), out.end(), by_key)) std::sort(out.begin(), out.end(), by_key);
 }
 
+void flatten_json_into(const nlohmann::json& j, std::vector<std::pair<std::string, nlohmann::json>>& out) {
+  std::size_t n = 0;
+  std::string key;  // the dotted key of the current leaf; prefixes are kept by truncating back
+  const auto walk = [&](const auto& self, const nlohmann::json& node) -> void {
+    const std::size_t prefix = key.size();
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      key.resize(prefix);
+      if (prefix > 0) key += '.';
+      key += it.key();
+      if (it->is_object()) {
+        self(self, *it);
+      } else if (it->is_primitive()) {
+        if (n < out.size()) {
+          auto& [k, v] = out[n];
+          if (k != key) k.assign(key);
+          v = *it;
+        } else {
+          out.emplace_back(key, *it);
+        }
+        ++n;
+      }
+    }
+    key.resize(prefix);
+  };
+  walk(walk, j);
+  out.resize(n);
+  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(out.begin(), out.end(), by_key)) std::sort(out.begin(), out.end(), by_key);
+}
+
 PointEvaluator::PointEvaluator(const config::CatalogPaths& paths, const config::ResolvedDocument& doc,
                                const SweepSpace& space)
     : loader_(paths), doc_(doc), space_(space) {}
 
 SweepRow PointEvaluator::evaluate(std::uint64_t index) {
+  SweepRow row;
+  evaluate(index, row);
+  return row;
+}
+
+void PointEvaluator::evaluate(std::uint64_t index, SweepRow& row) {
   space_.overrides_at(index, overrides_);
-  return run(index);
+  run(index, row);
 }
 
 SweepRow PointEvaluator::evaluate_base() {
   overrides_.clear();
-  return run(0);
+  SweepRow row;
+  run(0, row);
+  return row;
 }
 
-SweepRow PointEvaluator::run(std::uint64_t index) {
-  SweepRow row;
+void PointEvaluator::run(std::uint64_t index, SweepRow& row) {
   row.index = index;
+  row.status = RowStatus::ok;
+  row.reason.clear();
   try {
     const Scenario s = loader_.build_in_place(doc_, overrides_);
     if (auto over = work_over_bounds(estimate_work(s, s.engine == "flow"), max_cost_))
@@ -72,7 +111,7 @@ SweepRow PointEvaluator::run(std::uint64_t index) {
     const Prediction p = predict(s, {.text = false});
     // The per-stage array is not a column (flatten_json keeps scalars): not built.
     nlohmann::json j = prediction_json(s, p, /*include_inputs=*/false, /*include_stages=*/false);
-    flatten_json(j, row.metrics);
+    flatten_json_into(j, row.metrics);
     if (!p.step.fits) {
       row.status = RowStatus::infeasible;
       row.reason = fmt::format("memory: {:.2f} GiB needed on stage {}, {:.2f} GiB available",
@@ -93,7 +132,6 @@ SweepRow PointEvaluator::run(std::uint64_t index) {
     row.metrics.clear();
   }
   std::replace(row.reason.begin(), row.reason.end(), '\n', ' ');
-  return row;
 }
 
 void check_axes(config::ExperimentLoader& loader, const config::ResolvedDocument& doc, const SweepSpace& space) {

@@ -21,13 +21,16 @@ class PointEvaluator {
                  const SweepSpace& space);
 
   SweepRow evaluate(std::uint64_t index);
+  /// The same row written into `row`, reusing its strings and metric vector (no allocation per column
+  /// once `row` has held a row of the same columns): what the sweep runner calls per point.
+  void evaluate(std::uint64_t index, SweepRow& row);
   /// The experiment without any axis value (index 0 in the row).
   SweepRow evaluate_base();
   /// Scales the work bounds (sim/scenario/work_bounds.hpp): a point over them is invalid, not run.
   void set_max_cost(double scale) { max_cost_ = scale; }
 
  private:
-  SweepRow run(std::uint64_t index);
+  void run(std::uint64_t index, SweepRow& row);
   double max_cost_ = 1.0;
   config::ExperimentLoader loader_;
   config::ResolvedDocument doc_;
@@ -46,7 +49,12 @@ void check_axes(config::ExperimentLoader& loader, const config::ResolvedDocument
 /// columns never depend on which later points succeed; throws ConfigError when none of them yields metrics.
 RowSchema probe_schema(PointEvaluator& evaluator, const SweepSpace& space, std::uint64_t probe_limit = 64);
 
-/// Flattens the scalar leaves of a JSON object into sorted (dotted key, value) pairs.
+/// Flattens the scalar leaves of a JSON object into sorted (dotted key, value) pairs (appended to `out`,
+/// which is then sorted).
 void flatten_json(const nlohmann::json& j, std::vector<std::pair<std::string, nlohmann::json>>& out);
+/// The same pairs, replacing the contents of `out`: its key strings are overwritten in place (a key equal
+/// to the one already at its position is not rewritten), so a vector reused across rows of the same
+/// columns allocates nothing for the keys.
+void flatten_json_into(const nlohmann::json& j, std::vector<std::pair<std::string, nlohmann::json>>& out);
 
 }  // namespace clustersim::plan

@@ -57,6 +57,7 @@ class Pipeline {
     try {
       PointEvaluator evaluator(job_.paths, job_.document, *job_.space);
       evaluator.set_max_cost(job_.max_cost);
+      SweepRow row;
       for (;;) {
         const std::uint64_t c = next_.fetch_add(1);
         if (c >= chunks_ || failed_.load()) return;
@@ -64,7 +65,7 @@ class Pipeline {
           std::unique_lock lock(mutex_);
           space_cv_.wait(lock, [&] { return c < written_ + window_ || failed_.load(); });
         }
-        Chunk chunk = evaluate(evaluator, c);
+        Chunk chunk = evaluate(evaluator, row, c);
         std::lock_guard lock(mutex_);
         ready_.emplace(c, std::move(chunk));
         ready_cv_.notify_one();
@@ -117,13 +118,14 @@ class Pipeline {
   }
 
  private:
-  Chunk evaluate(PointEvaluator& evaluator, std::uint64_t c) {
+  // `row` is the worker's, reused across its points (its key strings and metric vector).
+  Chunk evaluate(PointEvaluator& evaluator, SweepRow& row, std::uint64_t c) {
     Chunk chunk;
     const std::uint64_t end = std::min(work_.positions(), (c + 1) * chunk_size_);
     for (std::uint64_t k = c * chunk_size_; k < end; ++k) {
       const std::uint64_t index = work_.index(k);
       if (work_.done(index)) continue;
-      const SweepRow row = evaluator.evaluate(index);
+      evaluator.evaluate(index, row);
       formatter_.append(row, chunk.text);
       ++chunk.rows;
       switch (row.status) {

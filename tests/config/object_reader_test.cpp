@@ -121,3 +121,25 @@ TEST_CASE("the object reader checks the declared range and refuses undeclared ke
   CHECK_THROWS(r.get_number("n"));
   CHECK_THROWS(r.integer("absent", 7));
 }
+
+TEST_CASE("keys read through temporaries, repeatedly and in any order are known; the last-field memo "
+          "never answers for another key", "[config]") {
+  const auto j = nlohmann::json::parse(R"({"n": 2, "x": 0.25, "s": "v", "colur": 1})");
+  Provenance origin("f.json");
+  Diagnostics diags;
+  ReadContext ctx(origin, diags);
+  ObjectReader r(j, "", kTest, ctx);
+  for (const char* k : {"n", "x", "s", "n", "colour"}) {
+    const std::string key(k);  // a temporary at the same address each time, with other characters
+    CHECK(r.has(key) == (key != "colour"));
+    CHECK(r.field(key).key == key);
+  }
+  // Same length, another key: the memo of "x" must not answer for "s" (nor "n" for "k" of no section).
+  CHECK(r.field("x").kind == FieldKind::number);
+  CHECK(r.field("s").kind == FieldKind::string);
+  CHECK_THROWS(r.field("k"));
+  r.finish();
+  REQUIRE(diags.size() == 1);
+  CHECK(diags.items()[0].pointer == "/colur");
+  CHECK(diags.items()[0].message == "unknown key (did you mean \"colour\"?)");
+}

@@ -5,6 +5,7 @@
 #include "plan_test_support.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/plan/merge.hpp"
+#include "sim/plan/point_evaluator.hpp"
 #include "sim/plan/sweep_runner.hpp"
 
 using namespace clustersim;
@@ -143,4 +144,46 @@ TEST_CASE("unknown or malformed --vary pointers are rejected before anything is 
   CHECK_FALSE(std::filesystem::exists(dir / "x.csv"));
   const SweepSpace deep({parse_vary("/parallelism/tp/x=1")}, false);
   CHECK_THROWS_AS(run_sweep(job_for(deep, dir / "y.csv")), ConfigError);
+}
+
+TEST_CASE("flatten_json_into a reused vector equals a fresh flatten_json", "[plan][sweep]") {
+  using Pairs = std::vector<std::pair<std::string, nlohmann::json>>;
+  // The last walks out of key order ("a-c" sorts before "a.b"), the third has fewer and other keys.
+  const std::vector<nlohmann::json> docs = {
+      nlohmann::json::parse(R"({"x": 1, "y": {"z": 2.5, "w": "s"}, "v": [1, 2]})"),
+      nlohmann::json::parse(R"({"x": 3, "y": {"z": -1.0, "w": "a longer string value"}, "v": null})"),
+      nlohmann::json::parse(R"({"q": true, "y": {"w": "t"}})"),
+      nlohmann::json::parse(R"({"a": {"b": 1}, "a-c": 2, "a0": {"d": {"e": 3}}})"),
+      nlohmann::json::parse(R"({"x": 1, "y": {"z": 2.5, "w": "s"}, "v": [1, 2]})")};
+  Pairs reused;
+  for (const nlohmann::json& d : docs) {
+    Pairs fresh;
+    flatten_json(d, fresh);
+    flatten_json_into(d, reused);
+    CHECK(reused == fresh);
+  }
+}
+
+TEST_CASE("points evaluated into one reused row equal points evaluated fresh", "[plan][sweep]") {
+  const SweepSpace space = small_space();
+  const SweepJob job = job_for(space, "unused.csv");
+  PointEvaluator fresh(job.paths, job.document, space), reusing(job.paths, job.document, space);
+  SweepRow row;
+  int ok = 0, failed = 0;
+  // Backwards and forwards: a failing point after an ok one and the reverse.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::uint64_t k = 0; k < space.size(); ++k) {
+      const std::uint64_t i = pass == 0 ? space.size() - 1 - k : k;
+      const SweepRow a = fresh.evaluate(i);
+      reusing.evaluate(i, row);
+      INFO("point " << i);
+      CHECK(row.index == a.index);
+      CHECK(row.status == a.status);
+      CHECK(row.reason == a.reason);
+      CHECK(row.metrics == a.metrics);
+      (a.status == RowStatus::ok ? ok : failed) += 1;
+    }
+  }
+  CHECK(ok > 0);
+  CHECK(failed > 0);
 }

@@ -217,3 +217,27 @@ TEST_CASE("adaptive routing spreads a flow evenly over every equal-cost up-path 
   CHECK(distinct.size() == static_cast<std::size_t>(k * k / 4));
   CHECK(core_links.size() == static_cast<std::size_t>(k * k / 4));  // pod 0's k/2 spines x k/2 uplinks
 }
+
+TEST_CASE("graph() is built on first use, after a move too, with one edge per link in link order") {
+  TopologyGraph built = build_topology(fat_tree_cluster(32, host_node(), 2, 8));
+  const TopologyGraph g = std::move(built);  // moved before the Boost graph exists
+  const TopologyGraph::Graph& bg = g.graph();
+  CHECK(&bg == &g.graph());  // built once
+  REQUIRE(boost::num_vertices(bg) == g.vertex_count());
+  REQUIRE(boost::num_edges(bg) == g.link_count());
+  for (std::size_t v = 0; v < g.vertex_count(); ++v) {
+    CHECK(bg[v].kind == g.vertex(static_cast<VertexId>(v)).kind);
+    CHECK(bg[v].index == g.vertex(static_cast<VertexId>(v)).index);
+  }
+  std::vector<int> seen(g.link_count(), 0);
+  for (auto [it, end] = boost::edges(bg); it != end; ++it) {
+    const LinkId l = bg[*it];
+    REQUIRE(l >= 0);
+    REQUIRE(static_cast<std::size_t>(l) < g.link_count());
+    ++seen[static_cast<std::size_t>(l)];
+    const auto a = static_cast<VertexId>(boost::source(*it, bg)), b = static_cast<VertexId>(boost::target(*it, bg));
+    const Link& k = g.link(l);
+    CHECK(((a == k.a && b == k.b) || (a == k.b && b == k.a)));
+  }
+  CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+}

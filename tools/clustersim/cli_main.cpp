@@ -16,7 +16,7 @@
 
 namespace clustersim::cli {
 
-int run_cli(int argc, char** argv) {
+int run_cli(int argc, char** argv, std::string (*allocator)()) {
   CLI::App app{"clustersim — a simulator of large-model training clusters"};
   app.require_subcommand(1);
   GlobalOptions global;
@@ -30,8 +30,13 @@ int run_cli(int argc, char** argv) {
   };
   add_global_options(app);
   app.set_version_flag(
-      "--version", [] { return version_text() + "\n" + flow::flow_engine_status(); },
-      "print version, catalog roots and whether the flow engine is built, then exit");
+      "--version",
+      [allocator] {
+        std::string text = version_text() + "\n" + flow::flow_engine_status();
+        if (allocator != nullptr) text += "\nallocator: " + allocator();
+        return text;
+      },
+      "print version, catalog roots, whether the flow engine is built and the heap allocator, then exit");
   // The exit codes, in the help of the program and of every subcommand.
   const std::string exit_codes =
       "Exit codes: 0 ok, 1 internal error (a bug: please report it), 2 bad input or unwritable output, "

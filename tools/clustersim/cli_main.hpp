@@ -3,8 +3,11 @@
 // this call; tools/clustersim/config_fuzz.cpp calls it in-process on fuzzed inputs.
 #pragma once
 
+#include <string>
+
 namespace clustersim::cli {
 
-int run_cli(int argc, char** argv);
+/// `allocator`, when given, names the heap allocator of the process for `--version` ("allocator: ...").
+int run_cli(int argc, char** argv, std::string (*allocator)() = nullptr);
 
 }  // namespace clustersim::cli
