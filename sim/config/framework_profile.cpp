@@ -338,6 +338,31 @@ const FrameworkProfile* select_profile(const std::vector<FrameworkProfile>& prof
   return nullptr;
 }
 
+namespace {
+
+// The value at `key` when it has the type the rule reads, else `fallback`: a wrong-typed value is left for
+// the experiment reader to report at its pointer (nlohmann's value() would throw a type error here).
+std::string string_or(const nlohmann::json& obj, const char* key, const std::string& fallback) {
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+int int_or(const nlohmann::json& obj, const char* key, int fallback) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return fallback;
+  const double v = it->get<double>();
+  if (!(v >= -2147483648.0 && v <= 2147483647.0) || v != static_cast<double>(static_cast<long long>(v)))
+    return fallback;
+  return static_cast<int>(v);
+}
+
+bool bool_or(const nlohmann::json& obj, const char* key, bool fallback) {
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+}  // namespace
+
 void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
   if (!experiment.is_object() || !experiment.contains("training") || !experiment["training"].is_object())
     return;
@@ -348,26 +373,26 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
   auto put = [](nlohmann::json& obj, const char* key, const nlohmann::json& value) {
     if (!obj.contains(key)) obj[key] = value;
   };
-  const int tp = par.value("tp", 1);
-  const int pp = par.value("pp", 1);
+  const int tp = int_or(par, "tp", 1);
+  const int pp = int_or(par, "pp", 1);
   auto rule = [&](const std::optional<WithTp>& r) {
     return *r == WithTp::on || (*r == WithTp::with_tp && tp > 1);
   };
   if (p.precision) put(train, "precision", *p.precision);
   if (p.recompute) put(train, "recompute", *p.recompute);
   if (p.flash_attention) put(train, "flash_attention", *p.flash_attention);
-  if (p.selective_recompute && train.value("recompute", std::string()) == "selective")
+  if (p.selective_recompute && string_or(train, "recompute", "") == "selective")
     put(train, "selective_recompute", *p.selective_recompute);
-  if (p.selective_layer_interval && train.value("selective_recompute", std::string()) == "layer")
+  if (p.selective_layer_interval && string_or(train, "selective_recompute", "") == "layer")
     put(train, "selective_layer_interval", *p.selective_layer_interval);
   // Only where the attention is fused (a wrong-typed flash_attention is left for the reader to report).
   const auto fused = train.find("flash_attention");
   if (p.attention_kernel && (fused == train.end() || (fused->is_boolean() && fused->get<bool>())))
     put(train, "attention_kernel", *p.attention_kernel);
   if (p.micro_batch_rule && *p.micro_batch_rule == "one") put(train, "micro_batch", 1);
-  const std::string precision = train.value("precision", std::string("bf16"));
+  const std::string precision = string_or(train, "precision", "bf16");
   if (p.fp8_scaling && precision == "fp8") put(train, "fp8_scaling", *p.fp8_scaling);
-  if (p.mxfp8_separate_swizzle && precision == "fp8" && train.value("fp8_scaling", std::string()) == "mxfp8")
+  if (p.mxfp8_separate_swizzle && precision == "fp8" && string_or(train, "fp8_scaling", "") == "mxfp8")
     put(train, "mxfp8_separate_swizzle", *p.mxfp8_separate_swizzle);
   if (p.eager_elementwise) put(train, "eager_elementwise", *p.eager_elementwise);
   if (p.separate_projections) put(train, "separate_projections", *p.separate_projections);
@@ -375,10 +400,10 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
     put(train, "gradient_precision", p.gradient_precision[precision]);
   if (p.sequence_parallel) put(par, "sequence_parallel", rule(p.sequence_parallel) && tp > 1);
   if (p.tp_comm_overlap) put(par, "tp_comm_overlap", rule(p.tp_comm_overlap) && tp > 1);
-  if (p.tp_comm_overlap_scope && par.value("tp_comm_overlap", false))
+  if (p.tp_comm_overlap_scope && bool_or(par, "tp_comm_overlap", false))
     put(par, "tp_comm_overlap_scope", *p.tp_comm_overlap_scope);
   if (p.zero_stage && !par.contains("fsdp")) put(par, "zero_stage", *p.zero_stage);
-  const bool zero3 = par.value("zero_stage", 0) == 3 || par.value("fsdp", false);
+  const bool zero3 = int_or(par, "zero_stage", 0) == 3 || bool_or(par, "fsdp", false);
   if (p.pipeline_p2p && pp > 1) put(par, "pipeline_p2p", *p.pipeline_p2p);
   if (zero3 && p.dp_collective_zero3) {
     put(par, "dp_collective", *p.dp_collective_zero3);

@@ -335,6 +335,27 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     ds = check(doc);
     CHECK(has_diagnostic(ds, "exp.json", "/training/mxfp8_separate_swizzle", ""));
   }
+  SECTION("wrong-typed keys a framework profile's rules read are reported by the reader, not thrown") {
+    // apply_profile reads precision, fp8_scaling, tp, pp, zero_stage... to choose defaults; a wrong type there
+    // was an uncaught json type error (exit 1) under the nemo profiles.
+    doc["profile"] = "nemo-2026";
+    doc["training"]["precision"] = "fp8";
+    doc["training"]["fp8_scaling"] = 5;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_scaling", ""));
+    doc["training"].erase("fp8_scaling");
+    doc["training"]["precision"] = 8;
+    ds = check(doc);
+    CHECK(has_diagnostic(ds, "exp.json", "/training/precision", ""));
+    doc["training"]["precision"] = "bf16";
+    doc["parallelism"]["tp"] = "8";
+    doc["parallelism"]["zero_stage"] = "3";
+    doc["parallelism"]["tp_comm_overlap"] = 1;
+    ds = check(doc);
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/tp", ""));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/zero_stage", ""));
+  }
   SECTION("a negative SM count") {
     device["sm_count"] = -1;
     ds = check(doc);
