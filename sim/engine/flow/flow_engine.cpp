@@ -1,6 +1,7 @@
 #include "sim/engine/flow/flow_engine.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -212,9 +213,28 @@ void add_contention(const FabricLayout& layout, const std::vector<double>& link_
 // On a torus the TP / CP / FSDP collectives inside the ops ran as flows (JobTraffic::op_comm): what an op's
 // replayed duration exceeds its analytic duration by is their contention, split over the three kinds by
 // their share of the op's collective time (exposed + hidden), per stage and for the critical stage. Ops
-// with MoE all-to-alls keep replayed_ep_exposure's reading.
-void replayed_op_comm_exposure(const Scenario& s, const StepGraph& g, StepResult& r) {
+// with MoE all-to-alls keep replayed_ep_exposure's reading. A slow device (stragglers.devices) stretches its
+// stage's kernels by 1/speed of the slowest: that part of the stretch is compute, not communication, and is
+// taken off first (kernels = the op's duration less its exposed collectives).
+void replayed_op_comm_exposure(const FlowJob& job, const FlowOptions& options, const StepGraph& g,
+                               StepResult& r) {
+  const Scenario& s = *job.scenario;
   if (s.cluster.network.topology != "torus") return;
+  std::vector<double> slowest(r.stages.size(), 1.0);  // per stage: the slowest device's speed
+  if (!options.slow_devices.empty()) {
+    std::unordered_map<int, double> speed;
+    for (const DeviceStraggler& d : options.slow_devices) speed[d.device] = d.speed;
+    const RankLayout lay(s.parallelism, job.devices);
+    for (int st = 0; st < lay.stages() && static_cast<std::size_t>(st) < slowest.size(); ++st) {
+      for (int q = 0; q < lay.replicas(); ++q) {
+        for (int t = 0; t < lay.tp(); ++t) {
+          const auto it = speed.find(lay.device(st, q, t));
+          if (it != speed.end())
+            slowest[static_cast<std::size_t>(st)] = std::min(slowest[static_cast<std::size_t>(st)], it->second);
+        }
+      }
+    }
+  }
   for (std::size_t st = 0; st < r.stages.size() && st < g.order.size(); ++st) {
     StageSummary& ss = r.stages[st];
     for (int id : g.order[st][0]) {
@@ -223,7 +243,8 @@ void replayed_op_comm_exposure(const Scenario& s, const StepGraph& g, StepResult
       const OpCost& c = g.costs[static_cast<std::size_t>(node.cost)];
       if (c.ep_passes > 0) continue;
       const NodeTiming& t = r.timeline[static_cast<std::size_t>(id)];
-      const Seconds extra = (t.end - t.start) - node.duration;
+      const Seconds kernels = max(Seconds(0), node.duration - (c.tp_comm + c.cp_comm + c.dp_comm));
+      const Seconds extra = (t.end - t.start) - node.duration - kernels * (1.0 / slowest[st] - 1.0);
       const double tp = (c.tp_comm + c.tp_hidden).value(), cp = (c.cp_comm + c.cp_hidden).value(),
                    dp = (c.dp_comm + c.dp_hidden).value();
       const double all = tp + cp + dp;
@@ -272,7 +293,7 @@ FlowRun run_flow_jobs(const ClusterSpec& cluster, const std::vector<FlowJob>& jo
     for (std::size_t i = 0; i < tl.size(); ++i) tl[i] = {Seconds(v[2 * i]), Seconds(v[2 * i + 1])};
     run.steps.push_back(summarize_step(*jobs[j].scenario, graphs[j], std::move(tl), "flow"));
     replayed_ep_exposure(graphs[j], run.steps.back());
-    replayed_op_comm_exposure(*jobs[j].scenario, graphs[j], run.steps.back());
+    replayed_op_comm_exposure(jobs[j], options, graphs[j], run.steps.back());
   }
   const std::vector<double> link_bytes = r.get_vec();
   const std::vector<double> flows = r.get_vec();

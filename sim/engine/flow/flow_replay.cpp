@@ -91,14 +91,23 @@ struct JobState {
   // the flows its replica's devices send.
   std::array<std::vector<std::vector<std::vector<FlowPhase>>>, kOpCommKinds> op_comm;
 
-  JobState(ReplayJob j, bool reduced, const FabricLayout& fabric, Fidelity fidelity)
+  // `whole_fabric`: this job alone on the whole fabric. JobTraffic costs the op-level units and the
+  // multi-slice sync on the job's own (derived) torus and slices; a job of a `jobs` run on part of the
+  // fabric sees a smaller torus than the fabric's, so its op-level TP/CP/FSDP collectives and its
+  // multi-slice sync stay timed waits (their flows, scaled to the job's analytic time, would not reproduce it).
+  JobState(ReplayJob j, bool reduced, const FabricLayout& fabric, Fidelity fidelity, bool whole_fabric)
       : job(std::move(j)), links(*job.graph), traffic(*job.scenario, *job.graph) {
     sync_phases.resize(job.graph->nodes.size());
+    const ClusterSpec& own = job.scenario->cluster;
+    const bool derived_torus = own.network.topology == "torus" && !own.comm.topology;
     for (std::size_t id = 0; id < job.graph->nodes.size(); ++id) {
       const GradientSync& gs = traffic.gradient_sync(static_cast<int>(id));
       if (!gs.flows) continue;
       const int stage = job.graph->nodes[id].stage;
-      if (gs.multislice && fabric.slices() <= 1) continue;  // (not reached: slices imply a sliced fabric)
+      if (gs.multislice && (fabric.slices() <= 1 || !whole_fabric)) continue;  // a timed wait
+      // A derived torus is costed on the job's own torus (torus_mapped_cluster of its nodes), not the
+      // fabric's: a job on part of it keeps its gradient sync a timed wait too.
+      if (!whole_fabric && !gs.ps && derived_torus) continue;
       sync_phases[id] = std::make_shared<const std::vector<FlowPhase>>(
           gs.ps ? ps_phases(traffic.ps_shape(), job.layout, fabric, job.server_base)
           : gs.multislice
@@ -118,7 +127,7 @@ struct JobState {
       }
     }
     sync_arrivals.assign(job.graph->nodes.size(), 0);
-    if (fabric.topology() != nullptr) build_op_comm(reduced, fabric, fidelity);
+    if (fabric.topology() != nullptr && whole_fabric) build_op_comm(reduced, fabric, fidelity);
     if (traffic.moe_traffic().ep > 1) {
       a2a.resize(static_cast<std::size_t>(job.layout.stages()));
       a2a_alpha.resize(a2a.size());
@@ -252,8 +261,10 @@ class FlowReplay::Impl {
     speed_.assign(static_cast<std::size_t>(fabric.devices()), 1.0);
     for (const DeviceStraggler& d : options.slow_devices)
       speed_[static_cast<std::size_t>(d.device)] = d.speed;
+    const bool one_job = jobs.size() == 1;
     for (ReplayJob& j : jobs) {
-      jobs_.emplace_back(std::move(j), options.symmetry_reduction, fabric, options.fidelity);
+      const bool whole_fabric = one_job && j.scenario->cluster.devices() == fabric.devices();
+      jobs_.emplace_back(std::move(j), options.symmetry_reduction, fabric, options.fidelity, whole_fabric);
       JobState& js = jobs_.back();
       const RankLayout& lay = js.job.layout;
       js.stage_slowdown.assign(static_cast<std::size_t>(lay.stages()), 1.0);
