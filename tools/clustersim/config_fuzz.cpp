@@ -283,7 +283,7 @@ std::string render(const Doc& d) {
 // ------------------------------------------------------------------------------------------ inputs
 struct Inputs {
   fs::path root;
-  std::vector<std::string> experiments, clusters, energy_files;
+  std::vector<std::string> experiments, clusters, energy_files, profiles;
   std::map<std::string, json> experiment_docs;
   json runs;  // the published-runs corpus
 };
@@ -308,6 +308,7 @@ Inputs load_inputs(const fs::path& root) {
   in.experiments = stems(root / "configs/experiments");
   in.clusters = stems(root / "configs/clusters");
   in.energy_files = stems(root / "configs/energy");
+  in.profiles = stems(root / "configs/profiles");
   for (const std::string& e : in.experiments) {
     in.experiment_docs[e] = read_json(root / "configs/experiments" / (e + ".json"));
   }
@@ -385,6 +386,12 @@ class CaseMaker {
     if (name_out != nullptr) *name_out = name;
     if (!rng.chance(0.6)) return name;
     Doc d{in_.experiment_docs.at(name), {}};
+    // A framework profile named in the experiment: its rules read keys the mutations then break (a
+    // wrong-typed fp8_scaling under a profile was an uncaught type error until b9aee61).
+    // Drawn from a copy of the case's generator, so the case's own draws (and the cases of earlier
+    // campaigns' seeds without a profile) stay as they were; its first draw is the mutation's below.
+    Rng side = rng;
+    if (side.chance(0.2) && d.value.is_object() && !in_.profiles.empty()) d.value["profile"] = side.pick(in_.profiles);
     if (rng.chance(0.9)) mutate(rng, d);
     c.files[name + ".json"] = render(d);
     return "@" + name + ".json";
