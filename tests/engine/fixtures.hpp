@@ -38,6 +38,18 @@ inline TransformerSpec gpt(int layers, int hidden, int heads, int seq = 2048, in
   return m;
 }
 
+// Four layers of Llama 3 8B's shape (GQA 32/8, SwiGLU 14336, RMSNorm, rotary, no biases, vocab 128,256).
+inline TransformerSpec llama3_8b_block() {
+  TransformerSpec m = gpt(4, 4096, 32, 8192, 128256);
+  m.kv_heads = 8;
+  m.ffn_hidden = 14336;
+  m.mlp = MlpKind::swiglu;
+  m.norm = NormKind::rmsnorm;
+  m.position = PositionKind::rotary;
+  m.linear_bias = false;
+  return m;
+}
+
 inline Scenario scenario(ClusterSpec c, TransformerSpec m, int tp, int pp, int mb, int gb) {
   Scenario s;
   s.name = "test";

@@ -6,7 +6,10 @@
 #include <cmath>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/config/catalog_entries.hpp"
+#include "sim/config/experiment_loader.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/engine/flow/flow_engine.hpp"
 
@@ -24,6 +27,29 @@ inline ClusterSpec dgx_a100(int nodes, double oversubscription = 1.0) {
   c.nodes = nodes;
   c.network.oversubscription = oversubscription;
   return c;
+}
+
+// A 4-layer, 2048-wide model with the flow engine on `cluster` (a catalog name or an object), read as an
+// experiment file is (the reader's defaults and checks); the keys of `extra` are added at the top level.
+inline Scenario tiny_flow_experiment(const std::string& name, const nlohmann::json& cluster,
+                                     const nlohmann::json& parallelism, const nlohmann::json& training,
+                                     const nlohmann::json& extra = nlohmann::json::object()) {
+  nlohmann::json doc = {{"schema_version", 1},
+                        {"name", name},
+                        {"cluster", cluster},
+                        {"model",
+                         {{"name", "tiny"},
+                          {"layers", 4},
+                          {"hidden", 2048},
+                          {"heads", 16},
+                          {"vocab", 32000},
+                          {"seq_len", 2048}}},
+                        {"parallelism", parallelism},
+                        {"training", training},
+                        {"engine", "flow"}};
+  doc.update(extra);
+  const std::filesystem::path configs = std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "configs";
+  return config::scenario_from_json(doc, config::CatalogPaths{{configs}}, name + ".json");
 }
 
 inline TransformerSpec gpt(int layers, int hidden, int heads, int seq = 2048) {

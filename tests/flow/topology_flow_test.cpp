@@ -116,28 +116,14 @@ TEST_CASE(
 TEST_CASE(
     "a TPU v4 torus cube and the catalog dragonfly run on the flow engine link by link, reduced as unreduced",
     "[flow][topology]") {
-  const std::filesystem::path configs = std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "configs";
   const nlohmann::json torus = nlohmann::json::parse(R"({
     "name": "tpu-v4-cube", "node": "tpu-v4-host", "nodes": 16,
     "network": {"topology": "torus", "dims": [4, 4, 4], "cube": 4, "wrap": true,
                 "link": {"bandwidth": "46.9 GB/s", "latency": "3 us"}}})");
   for (const auto& [cluster, batch] :
        {std::pair{torus, 64}, std::pair{nlohmann::json("h100-dragonfly"), 512}}) {
-    const nlohmann::json doc = {{"schema_version", 1},
-                                {"name", "topology-flow-test"},
-                                {"cluster", cluster},
-                                {"model",
-                                 {{"name", "tiny"},
-                                  {"layers", 4},
-                                  {"hidden", 2048},
-                                  {"heads", 16},
-                                  {"vocab", 32000},
-                                  {"seq_len", 2048}}},
-                                {"parallelism", {{"tp", 4}, {"pp", 2}}},
-                                {"training", {{"micro_batch", 1}, {"global_batch", batch}}},
-                                {"engine", "flow"}};
-    const Scenario s =
-        config::scenario_from_json(doc, config::CatalogPaths{{configs}}, "topology-flow-test.json");
+    const Scenario s = flowtest::tiny_flow_experiment("topology-flow-test", cluster, {{"tp", 4}, {"pp", 2}},
+                                                      {{"micro_batch", 1}, {"global_batch", batch}});
     const StepResult a = run_analytic(s);
     const flow::FlowRun f = flow::run_flow(s);
     INFO("analytic " << a.step_time.value() << " s, flow " << f.steps[0].step_time.value() << " s on "

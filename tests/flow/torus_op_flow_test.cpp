@@ -26,23 +26,9 @@ Scenario tpu_scenario(const nlohmann::json& cluster, const nlohmann::json& paral
                       const nlohmann::json& stragglers = nullptr) {
   nlohmann::json training = {{"micro_batch", 1}, {"global_batch", batch}};
   training.update(training_extra);
-  const nlohmann::json doc = {{"schema_version", 1},
-                              {"name", "torus-op-flow-test"},
-                              {"cluster", cluster},
-                              {"model",
-                               {{"name", "tiny"},
-                                {"layers", 4},
-                                {"hidden", 2048},
-                                {"heads", 16},
-                                {"vocab", 32000},
-                                {"seq_len", 2048}}},
-                              {"parallelism", parallelism},
-                              {"training", training},
-                              {"engine", "flow"}};
-  nlohmann::json with = doc;
-  if (!stragglers.is_null()) with["stragglers"] = stragglers;
-  const std::filesystem::path configs = std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "configs";
-  return config::scenario_from_json(with, config::CatalogPaths{{configs}}, "torus-op-flow-test.json");
+  nlohmann::json extra = nlohmann::json::object();
+  if (!stragglers.is_null()) extra["stragglers"] = stragglers;
+  return flowtest::tiny_flow_experiment("torus-op-flow-test", cluster, parallelism, training, extra);
 }
 
 const nlohmann::json derived_torus_64 = {

@@ -14,18 +14,6 @@ using namespace clustersim::testing;
 
 namespace {
 
-// A Llama-3-8B-shaped block (GQA 32/8, SwiGLU 14336): fused QKV and gate/up GEMMs as Megatron-Core.
-TransformerSpec llama_block() {
-  TransformerSpec m = gpt(4, 4096, 32, 8192, 128256);
-  m.kv_heads = 8;
-  m.ffn_hidden = 14336;
-  m.mlp = MlpKind::swiglu;
-  m.norm = NormKind::rmsnorm;
-  m.position = PositionKind::rotary;
-  m.linear_bias = false;
-  return m;
-}
-
 LayerShape mxfp8_shape(bool separate, Precision p = Precision::fp8) {
   LayerShape s;
   s.micro_batch = 1;
@@ -60,7 +48,7 @@ TEST_CASE("MXFP8 cast: read BF16, write row- and column-wise FP8 copies and thei
 }
 
 TEST_CASE("MXFP8 separate swizzles: two kernels per FP8 GEMM, forward, dgrad and wgrad", "[models][fp8][mxfp8]") {
-  const TransformerSpec m = llama_block();
+  const TransformerSpec m = llama3_8b_block();
   const LayerKernels fwd = layer_forward_kernels(m, mxfp8_shape(true));
   // Four linear GEMMs (qkv, proj, fc1, fc2), each swizzling its two operands' scales.
   CHECK(extra_kernels(fwd) == 8);
@@ -98,7 +86,7 @@ TEST_CASE("MXFP8 separate swizzles slow a whole layer by 24 kernel overheads and
   c.node = config::load_node(catalog(), "dgx-b200");
   c.nodes = 1;
   const auto layer = [&](bool separate) {
-    Scenario s = scenario(c, llama_block(), 1, 1, 1, 64);
+    Scenario s = scenario(c, llama3_8b_block(), 1, 1, 1, 64);
     s.training.precision = Precision::fp8;
     s.training.flash_attention = true;
     s.training.fp8_scaling = Fp8Scaling::mxfp8;
