@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 #include "models/roofline.hpp"
 #include "sim/config/catalog_entries.hpp"
 #include "sim/graph/step_graph.hpp"
@@ -233,4 +235,51 @@ TEST_CASE("blockwise-scaled FP8 GEMMs reproduce DeepGEMM's published H800 TFLOP/
   // A short reduction pays the per-tile fixed cost: K = 512 runs at under half the K = 16384 rate.
   CHECK(blockwise_fp8_gemm_efficiency(132, 4096, 32768, 512) <
         0.5 * blockwise_fp8_gemm_efficiency(132, 4096, 7168, 16384));
+}
+
+// Context parallelism with causal masking as Megatron-Core runs it (Transformer Engine's P2P ring with
+// load balancing, `AttnFuncWithCPAndKVP2P` in transformer_engine/pytorch/attention/dot_product_attention/
+// context_parallel.py): the sequence is cut into 2·cp chunks and rank r holds chunks r and 2·cp − 1 − r.
+// Ring step 0 runs the causal kernel on the rank's own two chunks; at step i > 0 the K/V of rank r − i
+// arrive, and the rank runs all its queries against the first of those chunks (i ≤ r) or its second query
+// chunk against both (i > r): half a block on every step, so every rank executes the same work. This
+// counts each rank's unmasked (query, key) chunk pairs directly and checks that the flash kernel's
+// executed FLOPs are exactly that (causal on the diagonal blocks, half of the s/cp × s rectangle in
+// total), and that its per-call key length is the ½ · s/cp the shape term sees (docs/moe.md, "Fourth pass").
+TEST_CASE("load-balanced causal context parallelism: each rank executes exactly its ring steps' blocks") {
+  for (const int cp : {2, 4, 8}) {
+    const int s = 131072;
+    TransformerSpec m = gpt(1, 4096, 64, s);
+    m.kv_heads = 4;
+    m.head_dim_override = 128;
+    LayerShape shape;
+    shape.seq_len = s;
+    shape.cp = cp;
+    shape.tp = 4;
+    Kernel fa;
+    for (const Kernel& k : layer_forward_kernels(m, shape)) {
+      if (k.cls == KernelClass::attention) fa = k;
+    }
+    REQUIRE(fa.exec_flops.value() > 0);
+    const double c = static_cast<double>(s) / (2 * cp);  // chunk length
+    // Unmasked (query, key) pairs of query chunk qc against key chunk kc: full below the diagonal,
+    // c·(c+1)/2 on it, none above.
+    const auto pairs = [&](int qc, int kc) { return qc > kc ? c * c : (qc == kc ? c * (c + 1) / 2 : 0.0); };
+    const double flops_per_pair = 2.0 * (m.heads / shape.tp) * (2.0 * m.head_dim());  // QK^T + AV, local heads
+    for (int r = 0; r < cp; ++r) {
+      const std::array<int, 2> mine{r, 2 * cp - 1 - r};
+      double rank_pairs = 0;
+      for (int i = 0; i < cp; ++i) {
+        const int src = (r - i + cp) % cp;  // whose K/V this ring step holds
+        const std::array<int, 2> theirs{src, 2 * cp - 1 - src};
+        for (int q : mine) {
+          for (int k : theirs) rank_pairs += pairs(q, k);
+        }
+      }
+      // The kernel counts s²/(2·cp) pairs per rank; the causal diagonal adds c/2 per diagonal block.
+      CHECK(fa.exec_flops.value() == Approx(rank_pairs * flops_per_pair).epsilon(1e-4));
+    }
+    CHECK(fa.model_flops.value() == Approx(2.0 * fa.exec_flops.value()));  // full-square model FLOPs
+    CHECK(fa.attn_keys == Approx(0.5 * s / cp));
+  }
 }
