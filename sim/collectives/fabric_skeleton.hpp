@@ -53,6 +53,17 @@ class FabricSkeleton {
   /// Bandwidth per link (B/s, indexed by LinkId) of fabric `t`, which has this skeleton's structure.
   [[nodiscard]] std::vector<double> bandwidths(const ClusterTopologySpec& t) const;
 
+  /// The bandwidth fields of fabric `t` (bandwidth_fields() order). With them, link_bandwidth(l, f) is
+  /// bandwidths(t)[l], the same product in the same order, computed for the links a collective loads
+  /// only (a sweep point's fabric no longer writes one value per link of the whole fabric).
+  using FieldBandwidths = std::array<BytesPerSecond, kBandwidthFields>;
+  [[nodiscard]] static FieldBandwidths field_bandwidths(const ClusterTopologySpec& t);
+  [[nodiscard]] double link_bandwidth(std::size_t l, const FieldBandwidths& f) const {
+    const int k = field_[l];
+    // The builders scale a field by the structure's factor: field · factor, in that order.
+    return k < 0 ? factor_[l] : (f[static_cast<std::size_t>(k)] * factor_[l]).value();
+  }
+
   /// The graph at unit bandwidths: vertices, links (kinds, latencies, duplex) and routes are the real ones.
   [[nodiscard]] const CollectiveModel& model() const { return model_; }
 

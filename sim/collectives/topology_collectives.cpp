@@ -153,7 +153,7 @@ TopologyCollectives::TopologyCollectives(const ClusterSpec& c) : fabric_(cluster
 
 TopologyCollectives::TopologyCollectives(ClusterFabric fabric, std::shared_ptr<FabricSkeleton> skeleton)
     : fabric_(std::move(fabric)), skeleton_(std::move(skeleton)) {
-  bandwidth_ = skeleton_->bandwidths(fabric_.topology);
+  field_bandwidth_ = FabricSkeleton::field_bandwidths(fabric_.topology);
 }
 
 const CollectiveModel& TopologyCollectives::model() const {
@@ -272,7 +272,7 @@ std::vector<TopologyCollectives::Affine> TopologyCollectives::fit_on_skeleton(Co
                          : pl.engine == PhaseEngine::sharp ? eff.sharp
                                                            : eff.of(graph.link(link).kind);
         CS_ASSERT(e > 0.0 && e <= 1.0, "link efficiency must be in (0, 1]");
-        const double t = bytes / (bandwidth_[static_cast<std::size_t>(link)] * e);
+        const double t = bytes / (skeleton_->link_bandwidth(static_cast<std::size_t>(link), field_bandwidth_) * e);
         if (t > worst) worst = t;
       }
       f.fixed += pl.latency;
