@@ -62,17 +62,18 @@ std::shared_ptr<FabricSkeleton> FabricSkeleton::make(const ClusterFabric& f) {
   return s;
 }
 
-std::vector<double> FabricSkeleton::bandwidths(const ClusterTopologySpec& t) const {
+FabricSkeleton::FieldBandwidths FabricSkeleton::field_bandwidths(const ClusterTopologySpec& t) {
   const auto fields = fields_of(t);
-  // Reserved, not zero-filled: every link's value is written once (a fabric of 1,024 GPUs has tens of
-  // thousands of links, and a sweep over a bandwidth builds this per point).
+  FieldBandwidths out{};
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = fields[k]->bandwidth;
+  return out;
+}
+
+std::vector<double> FabricSkeleton::bandwidths(const ClusterTopologySpec& t) const {
+  const FieldBandwidths fields = field_bandwidths(t);
   std::vector<double> out;
   out.reserve(field_.size());
-  for (std::size_t l = 0; l < field_.size(); ++l) {
-    const int k = field_[l];
-    // The builders scale a field by the structure's factor: field · factor, in that order.
-    out.push_back(k < 0 ? factor_[l] : (fields[static_cast<std::size_t>(k)]->bandwidth * factor_[l]).value());
-  }
+  for (std::size_t l = 0; l < field_.size(); ++l) out.push_back(link_bandwidth(l, fields));
   return out;
 }
 

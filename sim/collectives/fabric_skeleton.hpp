@@ -31,11 +31,15 @@ inline constexpr int kBandwidthFields = 8;
 std::array<LinkParams*, kBandwidthFields> bandwidth_fields(ClusterTopologySpec& t);
 
 /// Bytes one phase of a collective puts on its loaded links (both directions already combined as
-/// cost_phase combines them), at the fit size; plus the phase's latency term.
+/// cost_phase combines them), at the fit size; plus the phase's latency term. Only the largest load of
+/// each class of links with the same bandwidth in every fabric of the structure (same field, same
+/// factor) and the same kind (so the same efficiency) is kept, on the class's first link: a phase's
+/// bottleneck is the largest load / (bandwidth · efficiency), and dividing by one positive number is
+/// monotonic in IEEE arithmetic, so the class's largest load gives the class's largest time, bit for bit.
 struct PhaseLinkLoads {
   PhaseEngine engine = PhaseEngine::links;
   Seconds latency{0};
-  std::vector<std::pair<LinkId, double>> loads;  // ascending link id, bytes > 0
+  std::vector<std::pair<LinkId, double>> loads;  // one per class, bytes > 0
 };
 
 /// The loads of one algorithm's merged schedule.
@@ -52,6 +56,20 @@ class FabricSkeleton {
 
   /// Bandwidth per link (B/s, indexed by LinkId) of fabric `t`, which has this skeleton's structure.
   [[nodiscard]] std::vector<double> bandwidths(const ClusterTopologySpec& t) const;
+
+  /// The bandwidth fields of fabric `t` (bandwidth_fields() order). With them, link_bandwidth(l, f) is
+  /// bandwidths(t)[l], the same product in the same order, computed for the links a collective loads
+  /// only (a sweep point's fabric no longer writes one value per link of the whole fabric).
+  using FieldBandwidths = std::array<BytesPerSecond, kBandwidthFields>;
+  [[nodiscard]] static FieldBandwidths field_bandwidths(const ClusterTopologySpec& t);
+  /// Link l's bandwidth is field link_field(l)'s times link_factor(l) (the factor itself for -1).
+  [[nodiscard]] int link_field(std::size_t l) const { return field_[l]; }
+  [[nodiscard]] double link_factor(std::size_t l) const { return factor_[l]; }
+  [[nodiscard]] double link_bandwidth(std::size_t l, const FieldBandwidths& f) const {
+    const int k = field_[l];
+    // The builders scale a field by the structure's factor: field · factor, in that order.
+    return k < 0 ? factor_[l] : (f[static_cast<std::size_t>(k)] * factor_[l]).value();
+  }
 
   /// The graph at unit bandwidths: vertices, links (kinds, latencies, duplex) and routes are the real ones.
   [[nodiscard]] const CollectiveModel& model() const { return model_; }

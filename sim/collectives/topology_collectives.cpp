@@ -153,7 +153,7 @@ TopologyCollectives::TopologyCollectives(const ClusterSpec& c) : fabric_(cluster
 
 TopologyCollectives::TopologyCollectives(ClusterFabric fabric, std::shared_ptr<FabricSkeleton> skeleton)
     : fabric_(std::move(fabric)), skeleton_(std::move(skeleton)) {
-  bandwidth_ = skeleton_->bandwidths(fabric_.topology);
+  field_bandwidth_ = FabricSkeleton::field_bandwidths(fabric_.topology);
 }
 
 const CollectiveModel& TopologyCollectives::model() const {
@@ -248,12 +248,22 @@ std::vector<TopologyCollectives::Affine> TopologyCollectives::fit_on_skeleton(Co
         pl.engine = p.engine;
         pl.latency = cost_phase(graph, p, unit.options().efficiency).latency;  // bandwidth-free
         const std::vector<double> load = link_loads(graph, p);
+        // The largest load per class of links with one bandwidth and one kind (fabric_skeleton.hpp).
+        std::map<std::tuple<int, double, int>, std::size_t> class_of;  // (field, factor, kind) -> entry
         for (std::size_t i = 0; i < graph.link_count(); ++i) {
           // Both directions combined as cost_phase combines them.
-          const double bytes = graph.link(static_cast<LinkId>(i)).duplex == Duplex::half
-                                   ? load[2 * i] + load[2 * i + 1]
-                                   : std::max(load[2 * i], load[2 * i + 1]);
-          if (bytes > 0.0) pl.loads.emplace_back(static_cast<LinkId>(i), bytes);
+          const Link& link = graph.link(static_cast<LinkId>(i));
+          const double bytes = link.duplex == Duplex::half ? load[2 * i] + load[2 * i + 1]
+                                                           : std::max(load[2 * i], load[2 * i + 1]);
+          if (!(bytes > 0.0)) continue;
+          const auto [it, added] = class_of.try_emplace(
+              {skeleton_->link_field(i), skeleton_->link_factor(i), static_cast<int>(link.kind)}, pl.loads.size());
+          if (added) {
+            pl.loads.emplace_back(static_cast<LinkId>(i), bytes);
+          } else {
+            double& most = pl.loads[it->second].second;
+            most = std::max(most, bytes);
+          }
         }
         al.phases.push_back(std::move(pl));
       }
@@ -272,7 +282,7 @@ std::vector<TopologyCollectives::Affine> TopologyCollectives::fit_on_skeleton(Co
                          : pl.engine == PhaseEngine::sharp ? eff.sharp
                                                            : eff.of(graph.link(link).kind);
         CS_ASSERT(e > 0.0 && e <= 1.0, "link efficiency must be in (0, 1]");
-        const double t = bytes / (bandwidth_[static_cast<std::size_t>(link)] * e);
+        const double t = bytes / (skeleton_->link_bandwidth(static_cast<std::size_t>(link), field_bandwidth_) * e);
         if (t > worst) worst = t;
       }
       f.fixed += pl.latency;

@@ -108,7 +108,7 @@ class TopologyCollectives {
 
   ClusterFabric fabric_;
   std::shared_ptr<FabricSkeleton> skeleton_;  // null when built in full
-  std::vector<double> bandwidth_;             // per link, with skeleton_
+  FabricSkeleton::FieldBandwidths field_bandwidth_{};  // with skeleton_: link l's is link_bandwidth(l, ·)
   mutable std::once_flag model_once_;
   mutable std::unique_ptr<const CollectiveModel> model_;  // built at once without skeleton_, else lazily
   mutable std::mutex mutex_;

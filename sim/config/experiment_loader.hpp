@@ -48,6 +48,7 @@ class ExperimentLoader {
   Scenario build_in_place(ResolvedDocument& doc, std::span<const Override> overrides);
 
   [[nodiscard]] Catalog& catalog() { return catalog_; }
+  [[nodiscard]] const SectionRegistry& sections() const { return sections_; }
 
  private:
   Catalog catalog_;

@@ -28,36 +28,42 @@ void read_header(ObjectReader& top, Scenario& s) {
 
 }  // namespace
 
+bool read_sections(const ResolvedDocument& doc, const SectionRegistry& sections, ReadContext& ctx, Scenario& s) {
+  for (const auto& p : doc.problems) ctx.record(p.diagnostic, p.at);
+  const Section top_section = sections.top_section();
+  ObjectReader top(doc.document, "", top_section, ctx);
+  if (!top.valid()) return false;
+  read_header(top, s);
+  for (const auto& section : sections.sections()) {
+    if (section.required) {
+      auto reader = top.require_child(section.key);
+      section.parse(reader, s);
+      reader.finish();
+    } else if (section.parse_value) {
+      if (const auto* value = top.find(section.key)) {
+        section.parse_value(*value, child_pointer(top.pointer(), section.key), ctx, s);
+      }
+    } else if (auto reader = top.child(section.key)) {
+      section.parse(*reader, s);
+      reader->finish();
+    }
+  }
+  top.finish();
+  return true;
+}
+
+void finish_sections(Scenario& s, const SectionRegistry& sections, ReadContext& ctx) {
+  finalize_scenario(s, ctx);
+  for (const auto& section : sections.sections()) {
+    if (section.finish) section.finish(s, ctx);
+  }
+}
+
 Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sections, Catalog* catalog) {
   Diagnostics diagnostics;
   ReadContext ctx(doc.origin, diagnostics, catalog);
-  for (const auto& p : doc.problems) ctx.record(p.diagnostic, p.at);
-
   Scenario s;
-  const Section top_section = sections.top_section();
-  ObjectReader top(doc.document, "", top_section, ctx);
-  if (top.valid()) {
-    read_header(top, s);
-    for (const auto& section : sections.sections()) {
-      if (section.required) {
-        auto reader = top.require_child(section.key);
-        section.parse(reader, s);
-        reader.finish();
-      } else if (section.parse_value) {
-        if (const auto* value = top.find(section.key)) {
-          section.parse_value(*value, child_pointer(top.pointer(), section.key), ctx, s);
-        }
-      } else if (auto reader = top.child(section.key)) {
-        section.parse(*reader, s);
-        reader->finish();
-      }
-    }
-    top.finish();
-    finalize_scenario(s, ctx);
-    for (const auto& section : sections.sections()) {
-      if (section.finish) section.finish(s, ctx);
-    }
-  }
+  if (read_sections(doc, sections, ctx, s)) finish_sections(s, sections, ctx);
   diagnostics.throw_if_any();
   return s;
 }

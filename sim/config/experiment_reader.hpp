@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sim/config/catalog.hpp"
+#include "sim/config/read_context.hpp"
 #include "sim/config/resolved_document.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/config/section_registry.hpp"
@@ -18,5 +19,12 @@ inline constexpr int kSchemaVersion = 1;
 /// given, is offered to section readers through ReadContext::catalog() (cached file access).
 Scenario read_experiment(const ResolvedDocument& doc, const SectionRegistry& sections,
                          Catalog* catalog = nullptr);
+
+/// The two stages of read_experiment, for callers that patch typed fields between them (typed_patch.hpp).
+/// read_sections: the header and every section's own keys into `s` (problems into `ctx`); false when the
+/// document is not an object (then nothing else is read). finish_sections: the cross-field checks and
+/// derivations (finalize_scenario) and every section's finish hook.
+bool read_sections(const ResolvedDocument& doc, const SectionRegistry& sections, ReadContext& ctx, Scenario& s);
+void finish_sections(Scenario& s, const SectionRegistry& sections, ReadContext& ctx);
 
 }  // namespace clustersim::config

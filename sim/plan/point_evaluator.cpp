@@ -29,6 +29,12 @@ bool is_pointer_problem(const Diagnostic& d, const std::string& pointer) {
          d.message.starts_with("cannot set") || d.message.starts_with("not a JSON pointer");
 }
 
+std::vector<std::string> axis_pointers(const SweepSpace& space) {
+  std::vector<std::string> out;
+  for (const VarySpec& a : space.axes()) out.push_back(a.pointer);
+  return out;
+}
+
 }  // namespace
 
 void flatten_json(const nlohmann::json& j, std::vector<std::pair<std::string, nlohmann::json>>& out) {
@@ -80,7 +86,7 @@ void flatten_json_into(const nlohmann::json& j, std::vector<std::pair<std::strin
 
 PointEvaluator::PointEvaluator(const config::CatalogPaths& paths, const config::ResolvedDocument& doc,
                                const SweepSpace& space)
-    : loader_(paths), doc_(doc), space_(space) {}
+    : loader_(paths), doc_(doc), space_(space), typed_(loader_, doc_, axis_pointers(space)) {}
 
 SweepRow PointEvaluator::evaluate(std::uint64_t index) {
   SweepRow row;
@@ -105,7 +111,10 @@ void PointEvaluator::run(std::uint64_t index, SweepRow& row) {
   row.status = RowStatus::ok;
   row.reason.clear();
   try {
-    const Scenario s = loader_.build_in_place(doc_, overrides_);
+    std::optional<Scenario> typed;
+    if (typed_on_ && !overrides_.empty()) typed = typed_.build(overrides_);
+    if (typed) ++typed_points_;
+    const Scenario s = typed ? std::move(*typed) : loader_.build_in_place(doc_, overrides_);
     if (auto over = work_over_bounds(estimate_work(s, s.engine == "flow"), max_cost_))
       throw std::invalid_argument(*over);
     const Prediction p = predict(s, {.text = false});

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/config/experiment_loader.hpp"
+#include "sim/config/typed_patch.hpp"
 #include "sim/plan/sweep_row.hpp"
 #include "sim/plan/sweep_space.hpp"
 
@@ -28,6 +30,12 @@ class PointEvaluator {
   SweepRow evaluate_base();
   /// Scales the work bounds (sim/scenario/work_bounds.hpp): a point over them is invalid, not run.
   void set_max_cost(double scale) { max_cost_ = scale; }
+  /// Points whose axes are all typed fields are built by patching them (config/typed_patch.hpp) unless
+  /// this is off; then every point re-reads the JSON document (the reference the tests compare against).
+  void set_typed_patch(bool on) { typed_on_ = on; }
+  /// Whether the typed path applies to this sweep, and how many points took it so far.
+  [[nodiscard]] bool typed_patch_enabled() const { return typed_.enabled(); }
+  [[nodiscard]] std::uint64_t typed_points() const { return typed_points_; }
 
  private:
   void run(std::uint64_t index, SweepRow& row);
@@ -36,6 +44,9 @@ class PointEvaluator {
   config::ResolvedDocument doc_;
   const SweepSpace& space_;
   std::vector<config::Override> overrides_;
+  config::TypedPointBuilder typed_;
+  bool typed_on_ = true;
+  std::uint64_t typed_points_ = 0;
 };
 
 /// Checks every axis pointer against the resolved document before a sweep runs: a pointer must name a

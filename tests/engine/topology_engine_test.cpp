@@ -137,3 +137,40 @@ TEST_CASE("fabrics that differ only in bandwidths cost collectives bit-identical
   }
   CHECK(shared > 10);  // most of these fabrics were costed on a shared skeleton, not rebuilt
 }
+
+TEST_CASE("NVLink meshes (links of one kind with 1 or 2 lanes) cost collectives bit-identically on a skeleton",
+          "[engine][topology]") {
+  // The skeleton keeps one largest load per class of links with one bandwidth and one kind
+  // (fabric_skeleton.hpp): on a hybrid cube-mesh, NVLink links of the same kind differ in lanes, so a class
+  // that ignored the bandwidth would divide by the wrong link's.
+  const std::vector<ConcurrentGroups> groups = {
+      {.size = 8, .stride = 1, .first = 0, .count = 4, .group_stride = 8},  // TP on each node's mesh
+      {.size = 4, .stride = 2, .first = 0, .count = 8, .group_stride = 1},  // strided groups on the mesh
+      {.size = 4, .stride = 8, .first = 0, .count = 8, .group_stride = 1},  // DP over the nodes
+  };
+  for (const char* node : {"dgx-1-v100", "mi300x-node"}) {
+    int shared = 0;
+    for (double scale : {1.0, 0.5, 0.7, 0.25, 1.3}) {
+      ClusterSpec c;
+      c.name = "test-mesh";
+      c.node = config::load_node(catalog(), node);
+      c.nodes = 4;
+      c.node.intra.bandwidth = c.node.intra.bandwidth * scale;
+      c.node.nic.bandwidth = c.node.nic.bandwidth * (2.0 - scale);
+      const auto cached = TopologyCollectives::of(c);
+      const TopologyCollectives fresh(c);
+      shared += cached->shares_skeleton() ? 1 : 0;
+      for (const ConcurrentGroups& g : groups) {
+        for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::all_to_all}) {
+          for (double bytes : {1e3, 3e6, 5e9}) {
+            INFO(node << ", bandwidth x" << scale << ", op " << static_cast<int>(op) << ", group size " << g.size
+                      << ", " << bytes << " B");
+            CHECK(cached->time(op, Bytes(bytes), g).value() == fresh.time(op, Bytes(bytes), g).value());
+          }
+        }
+      }
+    }
+    INFO(node);
+    CHECK(shared >= 3);  // costed on a shared skeleton from the second fabric of the structure on
+  }
+}

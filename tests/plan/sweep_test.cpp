@@ -6,6 +6,7 @@
 #include "sim/core/diagnostics.hpp"
 #include "sim/plan/merge.hpp"
 #include "sim/plan/point_evaluator.hpp"
+#include "sim/plan/row_format.hpp"
 #include "sim/plan/sweep_runner.hpp"
 
 using namespace clustersim;
@@ -186,4 +187,83 @@ TEST_CASE("points evaluated into one reused row equal points evaluated fresh", "
   }
   CHECK(ok > 0);
   CHECK(failed > 0);
+}
+
+namespace {
+
+// Every point of `space` evaluated with the typed patch (config/typed_patch.hpp) and with the JSON path
+// (the whole document re-read): the formatted rows must be the same bytes. Returns the points that took
+// the typed path.
+std::uint64_t check_typed_equals_json(const std::string& experiment, const SweepSpace& space,
+                                      std::span<const config::Override> sets = {}) {
+  SweepJob job;
+  job.paths = bundled_catalog();
+  config::ExperimentLoader loader(job.paths);
+  job.document = loader.load(experiment);
+  config::apply_overrides(job.document, sets, loader.catalog());
+  PointEvaluator typed(job.paths, job.document, space), json(job.paths, job.document, space);
+  json.set_typed_patch(false);
+  const RowSchema schema = probe_schema(json, space);
+  const RowFormatter format(RowFormat::csv, schema, space);
+  SweepRow a, b;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    typed.evaluate(i, a);
+    json.evaluate(i, b);
+    std::string ta, tb;
+    format.append(a, ta);
+    format.append(b, tb);
+    INFO(experiment << " point " << i << ": " << tb);
+    CHECK(ta == tb);
+  }
+  CHECK(json.typed_points() == 0);
+  return typed.typed_points();
+}
+
+}  // namespace
+
+TEST_CASE("sweep points patched typed give the rows of points read from JSON", "[plan][sweep][typed]") {
+  SECTION("network oversubscription (a cluster field), valid and out of range") {
+    const SweepSpace space({parse_vary("/cluster/network/oversubscription=0.5,1,1.37,2,4,7.5,11,100")}, false);
+    // 0.5 is below the field's minimum: that point takes the JSON path for its message.
+    CHECK(check_typed_equals_json("gpt3-175b-a100-1024", space) == 7);
+  }
+  SECTION("global batch: divisible, not divisible by micro_batch x dp, and with oversubscription") {
+    const SweepSpace space({parse_vary("/training/global_batch=16,1536,1537,4096"),
+                            parse_vary("/cluster/network/oversubscription=1,3")},
+                           false);
+    // 1537 is not a multiple of micro_batch x dp, and 16 gives 1 micro-batch per replica, not a multiple
+    // of pp as the interleaved schedule needs: their cross-checks fail, so they take the JSON path.
+    CHECK(check_typed_equals_json("gpt3-175b-a100-1024", space) == 4);
+  }
+  SECTION("tensor and data parallelism, including a product that misses the device count") {
+    const SweepSpace space({parse_vary("/parallelism/tp=1,2,4,8,16,3"),
+                            parse_vary("/parallelism/dp=128,64,32,16,8,16")},
+                           true);
+    // tp 1 (12 micro-batches, not a multiple of pp) and tp 3 (384 of 1,024 devices) fail their checks;
+    // tp 2 and 4 do not fit in memory (infeasible rows, typed).
+    CHECK(check_typed_equals_json("gpt3-175b-a100-1024", space) == 4);
+  }
+  SECTION("an energy field (pue) of an experiment with an energy section") {
+    const config::Override pue{"/energy/pue", "1.1"};
+    const SweepSpace space({parse_vary("/energy/pue=0.5,1,1.12,1.58,3")}, false);
+    CHECK(check_typed_equals_json("llama2-70b-h100-512-energy", space, std::span(&pue, 1)) == 4);
+  }
+  SECTION("a mixture-of-experts and a TPU experiment") {
+    const SweepSpace moe({parse_vary("/cluster/network/oversubscription=1,2.5,4"),
+                          parse_vary("/training/global_batch=256,512")},
+                         false);
+    CHECK(check_typed_equals_json("mixtral-8x7b-h100-64", moe) == 6);
+    const SweepSpace tpu({parse_vary("/training/global_batch=1024,2048,4096")}, false);
+    CHECK(check_typed_equals_json("palm-540b-tpuv4-6144", tpu) == 3);
+  }
+  SECTION("pointers and experiments the typed patch leaves to the JSON path") {
+    const SweepSpace pp({parse_vary("/parallelism/pp=4,8")}, false);
+    CHECK(check_typed_equals_json("gpt3-175b-a100-1024", pp) == 0);  // not a patchable field
+    const SweepSpace catalog_pue({parse_vary("/energy/pue=1,1.2")}, false);
+    CHECK(check_typed_equals_json("llama2-70b-h100-512-energy", catalog_pue) == 0);  // pue is a catalog name
+    const SweepSpace cluster_with_energy({parse_vary("/cluster/network/oversubscription=1,2")}, false);
+    CHECK(check_typed_equals_json("llama2-70b-h100-512-energy", cluster_with_energy) == 0);
+    const SweepSpace jobs({parse_vary("/cluster/network/oversubscription=1,2")}, false);
+    CHECK(check_typed_equals_json("two-jobs-halves", jobs) == 0);
+  }
 }

@@ -1,0 +1,83 @@
+// The typed patch of sweep points (sim/config/typed_patch.hpp): a patched Scenario equals the one read
+// from JSON with the same override, and the cases it must leave to the JSON path are refused.
+#include "tests/catch.hpp"
+
+#include "config_test_support.hpp"
+#include "sim/config/scenario_json.hpp"
+#include "sim/config/typed_patch.hpp"
+
+using namespace clustersim;
+using namespace clustersim::config;
+using namespace clustersim::config::testing;
+
+namespace {
+
+ResolvedDocument load_with(ExperimentLoader& loader, const std::string& experiment,
+                           std::vector<Override> sets = {}) {
+  ResolvedDocument doc = loader.load(experiment);
+  apply_overrides(doc, sets, loader.catalog());
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("a typed patch gives the Scenario the JSON read gives", "[config][typed]") {
+  ExperimentLoader loader(bundled_catalog());
+  const ResolvedDocument doc = load_with(loader, "gpt3-175b-a100-1024");
+  const std::vector<std::string> pointers{"/cluster/network/oversubscription", "/training/global_batch",
+                                          "/parallelism/tp", "/parallelism/dp"};
+  TypedPointBuilder typed(loader, doc, pointers);
+  REQUIRE(typed.enabled());
+  const std::vector<std::vector<std::string>> values{
+      {"1", "1536", "8", "16"}, {"2.5", "3072", "4", "32"}, {"7", "1024", "16", "8"}, {"1.001", "2048", "8", "16"}};
+  for (const auto& v : values) {
+    std::vector<Override> o;
+    for (std::size_t i = 0; i < pointers.size(); ++i) o.push_back({pointers[i], v[i]});
+    const std::optional<Scenario> patched = typed.build(o);
+    REQUIRE(patched.has_value());
+    const Scenario read = loader.build(doc, o);
+    CHECK(scenario_to_json(*patched).dump() == scenario_to_json(read).dump());
+    CHECK(patched->cluster.network.oversubscription == read.cluster.network.oversubscription);
+    CHECK(patched->training.global_batch == read.training.global_batch);
+    CHECK(patched->parallelism.tp == read.parallelism.tp);
+    REQUIRE(patched->energy.has_value());  // derived by the energy finish hook from the patched cluster
+    CHECK(patched->energy->network.ports_per_nic == read.energy->network.ports_per_nic);
+    CHECK(patched->energy->defaults_used == read.energy->defaults_used);
+  }
+  SECTION("a value the reader would refuse is left to the JSON path") {
+    CHECK_FALSE(typed.build(std::vector<Override>{{pointers[0], "0.5"}, {pointers[1], "1536"}, {pointers[2], "8"},
+                                                  {pointers[3], "16"}}));  // below the minimum of 1
+    CHECK_FALSE(typed.build(std::vector<Override>{{pointers[0], "\"2\""}, {pointers[1], "1536"}, {pointers[2], "8"},
+                                                  {pointers[3], "16"}}));  // a string
+    CHECK_FALSE(typed.build(std::vector<Override>{{pointers[0], "2"}, {pointers[1], "1536"}, {pointers[2], "3"},
+                                                  {pointers[3], "16"}}));  // tp·pp·dp misses the devices
+    CHECK_FALSE(typed.build(std::vector<Override>{{pointers[0], "2"}, {pointers[1], "1536"}}));  // other pointers
+  }
+}
+
+TEST_CASE("the typed patch refuses what its fields' readers do not only copy", "[config][typed]") {
+  ExperimentLoader loader(bundled_catalog());
+  const auto enabled = [&](const std::string& experiment, std::vector<Override> sets, const std::string& pointer) {
+    const ResolvedDocument doc = load_with(loader, experiment, std::move(sets));
+    const std::vector<std::string> pointers{pointer};
+    TypedPointBuilder b(loader, doc, pointers);
+    INFO(experiment << " " << pointer << ": " << b.reason());
+    return b.enabled();
+  };
+  CHECK(enabled("gpt3-175b-a100-1024", {}, "/training/global_batch"));
+  CHECK_FALSE(enabled("gpt3-175b-a100-1024", {}, "/parallelism/pp"));  // not a patchable field
+  CHECK_FALSE(enabled("gpt3-175b-a100-1024",
+                      {{"/training/batch_rampup", R"({"start": 384, "increment": 384, "samples": 1000000})"}},
+                      "/training/global_batch"));  // the ramp-up's checks read global_batch
+  CHECK_FALSE(enabled("gpt3-175b-a100-1024", {{"/cluster/network/tiers", "2"}},
+                      "/cluster/network/oversubscription"));  // an explicit fabric is built from it
+  CHECK_FALSE(enabled("gpt3-175b-a100-1024", {{"/cluster/network/oversubscription", "[2]"}},
+                      "/cluster/network/oversubscription"));  // given per tier, not as one number
+  CHECK_FALSE(enabled("gpt3-175b-a100-1024", {{"/parallelism/tp", "\"8\""}}, "/parallelism/tp"));  // a problem
+  CHECK_FALSE(enabled("llama2-70b-h100-512-energy", {}, "/cluster/network/oversubscription"));  // energy reads it
+  CHECK_FALSE(enabled("llama2-70b-h100-512-energy", {}, "/energy/pue"));  // a catalog name
+  CHECK(enabled("llama2-70b-h100-512-energy", {{"/energy/pue", "1.2"}}, "/energy/pue"));
+  CHECK_FALSE(enabled("gpt3-175b-a100-1024", {}, "/energy/pue"));  // no energy section
+  CHECK_FALSE(enabled("two-jobs-halves", {}, "/cluster/network/oversubscription"));  // jobs
+  CHECK_FALSE(enabled("llama2-13b-h100a100-hetero", {}, "/training/global_batch"));  // pools
+}
