@@ -13,6 +13,10 @@ namespace clustersim {
 
 namespace {
 
+bool is_pipeline_op(NodeKind k) {
+  return k != NodeKind::dp_sync && k != NodeKind::optimizer;
+}
+
 // One resource's node order and how far evaluate_timeline() has run it.
 struct Lane {
   const int* ids = nullptr;
@@ -35,18 +39,31 @@ bool streams_match(const StepGraph& g, const PipelinePlan& plan) {
     const int first = plan.stage_begin[st];
     const auto count = static_cast<std::size_t>(plan.stage_begin[st + 1] - first);
     if (ord.size() < count) return false;
-    const int* ids = ord.data();
-    bool same = true;
-    for (std::size_t j = 0; j < count; ++j) same &= ids[j] == first + static_cast<int>(j);
-    if (!same) return false;
+    // Differences OR-ed together (no branch per id: the compiler checks four ids per instruction).
+    const unsigned* ids = reinterpret_cast<const unsigned*>(ord.data());
+    unsigned diff = 0;
+    for (std::size_t j = 0; j < count; ++j) diff |= ids[j] ^ (static_cast<unsigned>(first) + static_cast<unsigned>(j));
+    if (diff != 0) return false;
   }
   return true;
 }
 
+// What summarize_step adds up over a stage's pipeline ops from their times, in stream order: the waits
+// before them (pipeline transfer up to each node's delay, bubble beyond) and their latest end.
+struct PlanStageSums {
+  Seconds pp{0};
+  Seconds bubble{0};
+  Seconds pipeline_max{0};
+};
+
 // The plan's pipeline ops straight through: each starts when its stream is free and its dependency's
-// output has arrived. `free_at[st]`: when stage st's compute stream is free. False (and nothing to be
-// trusted in `times`) if a node's dependency is not the plan's or waits on its dependency's start.
-bool walk_plan(const StepGraph& g, const PipelinePlan& plan, NodeTiming* times, Seconds* free_at) {
+// output has arrived. `free_at[st]`: when stage st's compute stream is free. With `sums`, each stage's
+// waits and latest end as summarize_step counts them (the same additions in the same order: the stream
+// predecessor's end is the stream's free time). False (and nothing to be trusted in `times` or `sums`)
+// if a node's dependency is not the plan's, it waits on its dependency's start, or it is no pipeline op.
+template <bool kSums>
+bool walk_plan(const StepGraph& g, const PipelinePlan& plan, NodeTiming* times, Seconds* free_at,
+               PlanStageSums* sums) {
   const StepNode* nodes = g.nodes.data();
   for (const PipelinePlan::Step& step : plan.steps) {
     const StepNode& node = nodes[static_cast<std::size_t>(step.id)];
@@ -57,16 +74,29 @@ bool walk_plan(const StepGraph& g, const PipelinePlan& plan, NodeTiming* times, 
     const Seconds start = max(lane_free, ready);
     const Seconds end = start + node.duration;
     times[static_cast<std::size_t>(step.id)] = {start, end};
+    if constexpr (kSums) {
+      if (!is_pipeline_op(node.kind)) return false;
+      PlanStageSums& sum = sums[static_cast<std::size_t>(step.stage)];
+      const Seconds gap = start - lane_free;
+      if (gap.value() > 0) {
+        const Seconds pp_part = min(gap, node.dep_delay);
+        sum.pp += pp_part;
+        sum.bubble += gap - pp_part;
+      }
+      sum.pipeline_max = max(sum.pipeline_max, end);
+    }
     lane_free = end;
   }
   return true;
 }
 
-}  // namespace
+// evaluate_timeline; with `sums` (one per stage) also the plan walk's per-stage sums, and true if they
+// were filled (the plan walk ran), false if the general walk ran instead.
+bool evaluate(const StepGraph& g, std::vector<NodeTiming>& t, std::vector<PlanStageSums>* sums);
 
-std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
+bool evaluate(const StepGraph& g, std::vector<NodeTiming>& t, std::vector<PlanStageSums>* sums) {
   const std::size_t n = g.nodes.size();
-  std::vector<NodeTiming> t(n);
+  t.assign(n, NodeTiming{});
   // Finished flags as int rather than char: a char store may alias anything, so with char the compiler
   // reloads every loop bound and pointer after each node.
   std::vector<int> done(n, 0);
@@ -79,6 +109,7 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
   NodeTiming* times = t.data();
   int* finished = done.data();
   std::size_t remaining = n;
+  bool planned = false;
   // The schedule's pipeline ops in the plan's order (build_step_graph), without walking the streams
   // round-robin, when the graph's streams and dependencies are still the plan's (checked: a graph changed
   // since it was built is left to the general walk below). Any order in which each node follows its
@@ -88,7 +119,10 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
     const std::size_t stages = g.order.size();
     thread_local std::vector<Seconds> free_at;
     free_at.assign(stages, Seconds(0));
-    if (walk_plan(g, plan, times, free_at.data())) {
+    if (sums != nullptr) sums->assign(stages, PlanStageSums{});
+    planned = sums != nullptr ? walk_plan<true>(g, plan, times, free_at.data(), sums->data())
+                              : walk_plan<false>(g, plan, times, free_at.data(), nullptr);
+    if (planned) {
       const std::size_t ops = plan.steps.size();
       std::fill(finished, finished + ops, 1);
       remaining -= ops;
@@ -132,16 +166,17 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
     }
     CS_ASSERT(progress, "step graph has a dependency cycle (pipeline schedule deadlock)");
   }
-  return t;
-}
-
-namespace {
-
-bool is_pipeline_op(NodeKind k) {
-  return k != NodeKind::dp_sync && k != NodeKind::optimizer;
+  return planned;
 }
 
 }  // namespace
+
+std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
+  std::vector<NodeTiming> t;
+  evaluate(g, t, nullptr);
+  return t;
+}
+
 
 MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stage) {
   const ParallelismSpec& par = s.parallelism;
@@ -327,10 +362,42 @@ bool any_comm_beyond_tp(const std::vector<OpCost>& costs) {
   return false;
 }
 
-}  // namespace
+// The first part of a stage's walk when the plan walk has added up the pipeline ops' waits and latest
+// end (`pre`) and no cost has cp/dp/ep/pp time: the pipeline ops' costs in stream order (the
+// same additions as walk_stage makes; those four skipped as there), their waits and end from the plan
+// walk, then walk_stage from the first node after them.
+void walk_stage_planned(const StepGraph& g, const NodeTiming* times, const std::vector<int>& ids, int first,
+                        int count, const PlanStageSums& pre, StageWalk& w) {
+  const StepNode* nodes = g.nodes.data();
+  const OpCost* costs = g.costs.data();
+  double compute = 0, overlap = 0, recompute = 0, bound = 0, tp = 0;
+  for (int id = first; id < first + count; ++id) {
+    const OpCost& c = costs[static_cast<std::size_t>(nodes[static_cast<std::size_t>(id)].cost)];
+    compute += c.compute.value();
+    overlap += c.overlap_slowdown.value();
+    recompute += c.recompute.value();
+    bound += c.compute_bound.value();
+    tp += c.tp_comm.value();
+  }
+  StageSummary& sum = w.sum;
+  sum.compute = Seconds(compute);
+  sum.overlap_slowdown = Seconds(overlap);
+  sum.recompute = Seconds(recompute);
+  sum.compute_bound = Seconds(bound);
+  sum.tp_exposed = Seconds(tp);
+  sum.pp_exposed = pre.pp;
+  sum.bubble = pre.bubble;
+  const Seconds last_end = count > 0 ? times[static_cast<std::size_t>(first + count - 1)].end : Seconds(0);
+  sum.pipeline_end = last_end;
+  w.prev_end = last_end;
+  w.pipeline_max = pre.pipeline_max;
+  w.next = static_cast<std::size_t>(count);
+  walk_stage<false>(g, times, ids, w, nullptr);
+}
 
-StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline,
-                          std::string engine) {
+// summarize_step; `pre`: the plan walk's per-stage sums of this timeline (evaluate()), or null.
+StepResult summarize(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline, std::string engine,
+                     const std::vector<PlanStageSums>* pre) {
   const ParallelismSpec& par = s.parallelism;
   const int p = par.pp;
   StepResult r;
@@ -346,12 +413,19 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   const bool all_comm = any_comm_beyond_tp(g.costs);
   thread_local std::vector<StageWalk> walks;
   walks.assign(static_cast<std::size_t>(p), StageWalk{});
+  const bool planned = pre != nullptr && !all_comm && g.pipeline_order && pre->size() == static_cast<std::size_t>(p) &&
+                       g.pipeline_order->stage_begin.size() == static_cast<std::size_t>(p) + 1;
   Seconds t_pipe(0);
   for (int st = 0; st < p; ++st) {
     StageWalk& w = walks[static_cast<std::size_t>(st)];
     const std::vector<int>& ids = g.order[static_cast<std::size_t>(st)][0];
     if (all_comm) {
       walk_stage<true>(g, timeline.data(), ids, w, nullptr);
+    } else if (planned) {
+      const std::vector<int>& begin = g.pipeline_order->stage_begin;
+      walk_stage_planned(g, timeline.data(), ids, begin[static_cast<std::size_t>(st)],
+                         begin[static_cast<std::size_t>(st) + 1] - begin[static_cast<std::size_t>(st)],
+                         (*pre)[static_cast<std::size_t>(st)], w);
     } else {
       walk_stage<false>(g, timeline.data(), ids, w, nullptr);
     }
@@ -430,10 +504,22 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   return r;
 }
 
+}  // namespace
+
+StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline,
+                          std::string engine) {
+  return summarize(s, g, std::move(timeline), std::move(engine), nullptr);
+}
+
 StepResult run_analytic(const Scenario& s) {
   auto g = std::make_shared<StepGraph>(build_step_graph(s));
   apply_device_stragglers(s, *g);
-  StepResult r = summarize_step(s, *g, evaluate_timeline(*g), "analytic");
+  // The timeline and, from the plan walk, each stage's waits: summarize then does not walk the times
+  // of the pipeline ops again.
+  thread_local std::vector<PlanStageSums> sums;
+  std::vector<NodeTiming> timeline;
+  const bool planned = evaluate(*g, timeline, &sums);
+  StepResult r = summarize(s, *g, std::move(timeline), "analytic", planned ? &sums : nullptr);
   r.graph = std::move(g);
   return r;
 }
