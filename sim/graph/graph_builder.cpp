@@ -224,8 +224,7 @@ struct ChunkParameters {
   [[nodiscard]] double total() const { return dense + experts; }
 };
 
-ChunkParameters chunk_parameters(const Scenario& s, const ChunkRole& role) {
-  const ParameterCount pc = parameter_count(s.model);
+ChunkParameters chunk_parameters(const Scenario& s, const ParameterCount& pc, const ChunkRole& role) {
   const ParallelismSpec& par = s.parallelism;
   double p = pc.per_layer * (role.layers - role.moe_layers) + pc.moe_layer_shared * role.moe_layers;
   if (role.has_embedding) p += pc.embedding;
@@ -458,15 +457,22 @@ StepGraph build_step_graph(const Scenario& s) {
     cross_dc = Bytes(2.0 * (D - 1.0) / D * all * grad_elem) / dm.cross_dc_bandwidth +
                dm.cross_dc_latency * (2.0 * (D - 1.0));
   }
+  // Parameters of every (stage, chunk), counted once (parameter_count of the model once per build).
+  std::vector<ChunkParameters> chunk_params;
+  chunk_params.reserve(roles.size());
+  {
+    const ParameterCount pc = parameter_count(s.model);
+    for (const ChunkRole& role : roles) chunk_params.push_back(chunk_parameters(s, pc, role));
+  }
   for (int st = 0; st < p; ++st) {
     double stage_held = 0;
-    for (int c = 0; c < v; ++c) stage_held += chunk_parameters(s, roles[static_cast<std::size_t>(st * v + c)]).total();
+    for (int c = 0; c < v; ++c) stage_held += chunk_params[static_cast<std::size_t>(st * v + c)].total();
     ChunkParameters stage_params;
     int last_dp = -1;
     Seconds codec(0);  // gradient compression encode/decode of this stage
     for (int c = v - 1; c >= 0; --c) {
       const ChunkRole& role = roles[static_cast<std::size_t>(st * v + c)];
-      const ChunkParameters held = chunk_parameters(s, role);
+      const ChunkParameters held = chunk_params[static_cast<std::size_t>(st * v + c)];
       const double params = held.total();
       stage_params.dense += held.dense;
       stage_params.experts += held.experts;
