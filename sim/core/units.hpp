@@ -29,6 +29,13 @@ class Quantity {
   friend constexpr Quantity operator/(Quantity a, double k) { return Quantity(a.value_ / k); }
   friend constexpr double operator/(Quantity a, Quantity b) { return a.value_ / b.value_; }
   friend constexpr auto operator<=>(Quantity a, Quantity b) = default;
+  // The four orderings spelled out (same IEEE results as the rewritten `(a <=> b) < 0`, NaN included):
+  // through <=> GCC first tests equality and then order, a compare and two branches where one compare
+  // does, and max()/min() below cannot become a single maxsd/minsd.
+  friend constexpr bool operator<(Quantity a, Quantity b) { return a.value_ < b.value_; }
+  friend constexpr bool operator>(Quantity a, Quantity b) { return a.value_ > b.value_; }
+  friend constexpr bool operator<=(Quantity a, Quantity b) { return a.value_ <= b.value_; }
+  friend constexpr bool operator>=(Quantity a, Quantity b) { return a.value_ >= b.value_; }
 
  private:
   double value_ = 0.0;

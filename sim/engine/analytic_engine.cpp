@@ -13,6 +13,10 @@ namespace clustersim {
 
 namespace {
 
+bool is_pipeline_op(NodeKind k) {
+  return k != NodeKind::dp_sync && k != NodeKind::optimizer;
+}
+
 // One resource's node order and how far evaluate_timeline() has run it.
 struct Lane {
   const int* ids = nullptr;
@@ -21,11 +25,78 @@ struct Lane {
   Seconds free_at{0};
 };
 
-}  // namespace
+// Whether the graph's compute streams still start with the plan's pipeline ops in the plan's stage
+// ranges (build_step_graph lays them out so; a graph reordered since would not).
+bool streams_match(const StepGraph& g, const PipelinePlan& plan) {
+  const std::size_t stages = plan.stage_begin.size() - 1;
+  if (plan.stage_begin.empty() || g.order.size() != stages ||
+      static_cast<std::size_t>(plan.stage_begin.back()) > g.nodes.size() ||
+      static_cast<std::size_t>(plan.stage_begin.back()) != plan.steps.size()) {
+    return false;
+  }
+  for (std::size_t st = 0; st < stages; ++st) {
+    const std::vector<int>& ord = g.order[st][0];
+    const int first = plan.stage_begin[st];
+    const auto count = static_cast<std::size_t>(plan.stage_begin[st + 1] - first);
+    if (ord.size() < count) return false;
+    // Differences OR-ed together (no branch per id: the compiler checks four ids per instruction).
+    const unsigned* ids = reinterpret_cast<const unsigned*>(ord.data());
+    unsigned diff = 0;
+    for (std::size_t j = 0; j < count; ++j) diff |= ids[j] ^ (static_cast<unsigned>(first) + static_cast<unsigned>(j));
+    if (diff != 0) return false;
+  }
+  return true;
+}
 
-std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
+// What summarize_step adds up over a stage's pipeline ops from their times, in stream order: the waits
+// before them (pipeline transfer up to each node's delay, bubble beyond) and their latest end.
+struct PlanStageSums {
+  Seconds pp{0};
+  Seconds bubble{0};
+  Seconds pipeline_max{0};
+};
+
+// The plan's pipeline ops straight through: each starts when its stream is free and its dependency's
+// output has arrived. `free_at[st]`: when stage st's compute stream is free. With `sums`, each stage's
+// waits and latest end as summarize_step counts them (the same additions in the same order: the stream
+// predecessor's end is the stream's free time). False (and nothing to be trusted in `times` or `sums`)
+// if a node's dependency is not the plan's, it waits on its dependency's start, or it is no pipeline op.
+template <bool kSums>
+bool walk_plan(const StepGraph& g, const PipelinePlan& plan, NodeTiming* times, Seconds* free_at,
+               PlanStageSums* sums) {
+  const StepNode* nodes = g.nodes.data();
+  for (const PipelinePlan::Step& step : plan.steps) {
+    const StepNode& node = nodes[static_cast<std::size_t>(step.id)];
+    if (node.dep != step.dep || node.starts_with_dep) return false;
+    Seconds ready(0);
+    if (step.dep >= 0) ready = times[static_cast<std::size_t>(step.dep)].end + node.dep_delay;
+    Seconds& lane_free = free_at[static_cast<std::size_t>(step.stage)];
+    const Seconds start = max(lane_free, ready);
+    const Seconds end = start + node.duration;
+    times[static_cast<std::size_t>(step.id)] = {start, end};
+    if constexpr (kSums) {
+      if (!is_pipeline_op(node.kind)) return false;
+      PlanStageSums& sum = sums[static_cast<std::size_t>(step.stage)];
+      const Seconds gap = start - lane_free;
+      if (gap.value() > 0) {
+        const Seconds pp_part = min(gap, node.dep_delay);
+        sum.pp += pp_part;
+        sum.bubble += gap - pp_part;
+      }
+      sum.pipeline_max = max(sum.pipeline_max, end);
+    }
+    lane_free = end;
+  }
+  return true;
+}
+
+// evaluate_timeline; with `sums` (one per stage) also the plan walk's per-stage sums, and true if they
+// were filled (the plan walk ran), false if the general walk ran instead.
+bool evaluate(const StepGraph& g, std::vector<NodeTiming>& t, std::vector<PlanStageSums>* sums);
+
+bool evaluate(const StepGraph& g, std::vector<NodeTiming>& t, std::vector<PlanStageSums>* sums) {
   const std::size_t n = g.nodes.size();
-  std::vector<NodeTiming> t(n);
+  t.assign(n, NodeTiming{});
   // Finished flags as int rather than char: a char store may alias anything, so with char the compiler
   // reloads every loop bound and pointer after each node.
   std::vector<int> done(n, 0);
@@ -38,34 +109,28 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
   NodeTiming* times = t.data();
   int* finished = done.data();
   std::size_t remaining = n;
-  // The schedule's pipeline ops in an order known to respect dependencies and streams (build_step_graph):
-  // evaluated straight through, without walking the streams round-robin. Each node is checked to be the
-  // next on its stage's compute stream with its dependency done; the first that is not (a graph changed
-  // since it was built) leaves the rest to the general walk below, which continues from where this stops.
-  if (g.pipeline_order && g.order.size() * 2 == lanes.size()) {
-    for (const int id32 : *g.pipeline_order) {
-      const auto id = static_cast<std::size_t>(id32);
-      if (id >= n) break;
-      const StepNode& node = nodes[id];
-      if (node.stage < 0 || static_cast<std::size_t>(node.stage) >= g.order.size()) break;
-      Lane& lane = lanes[2 * static_cast<std::size_t>(node.stage)];
-      if (lane.next >= lane.size || lane.ids[lane.next] != id32) break;
-      Seconds ready(0);
-      if (node.dep >= 0) {
-        const auto d = static_cast<std::size_t>(node.dep);
-        if (!finished[d]) break;
-        ready = node.starts_with_dep ? times[d].start : times[d].end + node.dep_delay;
+  bool planned = false;
+  // The schedule's pipeline ops in the plan's order (build_step_graph), without walking the streams
+  // round-robin, when the graph's streams and dependencies are still the plan's (checked: a graph changed
+  // since it was built is left to the general walk below). Any order in which each node follows its
+  // dependency and its stream predecessor gives every node the same start and end.
+  if (g.pipeline_order && streams_match(g, *g.pipeline_order)) {
+    const PipelinePlan& plan = *g.pipeline_order;
+    const std::size_t stages = g.order.size();
+    thread_local std::vector<Seconds> free_at;
+    free_at.assign(stages, Seconds(0));
+    if (sums != nullptr) sums->assign(stages, PlanStageSums{});
+    planned = sums != nullptr ? walk_plan<true>(g, plan, times, free_at.data(), sums->data())
+                              : walk_plan<false>(g, plan, times, free_at.data(), nullptr);
+    if (planned) {
+      const std::size_t ops = plan.steps.size();
+      std::fill(finished, finished + ops, 1);
+      remaining -= ops;
+      for (std::size_t st = 0; st < stages; ++st) {
+        Lane& lane = lanes[2 * st];
+        lane.next = static_cast<std::size_t>(plan.stage_begin[st + 1] - plan.stage_begin[st]);
+        lane.free_at = free_at[st];
       }
-      const Seconds start = max(lane.free_at, ready);
-      Seconds end = start + node.duration;
-      if (node.starts_with_dep && node.dep >= 0) {
-        end = max(end, times[static_cast<std::size_t>(node.dep)].end + node.tail);
-      }
-      times[id] = {start, end};
-      finished[id] = 1;
-      lane.free_at = end;
-      ++lane.next;
-      --remaining;
     }
   }
   while (remaining > 0) {
@@ -101,16 +166,17 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
     }
     CS_ASSERT(progress, "step graph has a dependency cycle (pipeline schedule deadlock)");
   }
-  return t;
-}
-
-namespace {
-
-bool is_pipeline_op(NodeKind k) {
-  return k != NodeKind::dp_sync && k != NodeKind::optimizer;
+  return planned;
 }
 
 }  // namespace
+
+std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
+  std::vector<NodeTiming> t;
+  evaluate(g, t, nullptr);
+  return t;
+}
+
 
 MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stage) {
   const ParallelismSpec& par = s.parallelism;
@@ -202,8 +268,136 @@ void summarize_streaming(const Scenario& s, const StreamingStep& st, StepResult&
 
 }  // namespace
 
-StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline,
-                          std::string engine) {
+namespace {
+
+// One stage's walk over its compute-stream order in summarize_step(), resumable: the first part runs
+// up to the stage's optimizer (whose exposed sync needs the step's pipeline end t_pipe, known only
+// when every stage has been walked), the second from there with t_pipe.
+struct StageWalk {
+  StageSummary sum;
+  Seconds prev_end{0};
+  Seconds pipeline_max{0};  // latest end of the stage's pipeline ops walked so far
+  std::size_t next = 0;     // position in the order
+};
+
+// kAllComm false: every cost of the graph has zero cp/dp/ep/pp time (dense models without ZeRO-3 and
+// with pipeline transfers off the ops: GPT-3 in the benchmark), so those four additions per node are
+// skipped. Exact: each sum starts at +0 and only ever adds finite terms or max(0, ·) >= +0, so it is
+// never -0 and adding a zero (of either sign) leaves it unchanged bit for bit.
+template <bool kAllComm>
+void walk_stage(const StepGraph& g, const NodeTiming* times, const std::vector<int>& ids, StageWalk& w,
+                const Seconds* t_pipe) {
+  const StepNode* nodes = g.nodes.data();
+  const OpCost* costs = g.costs.data();
+  const int* order = ids.data();
+  const std::size_t size = ids.size();
+  // Sums kept in plain double locals, added in the same order as into the stage's summary: stores into
+  // memory could alias the costs read (a load and a store per field per node), and fields of a struct
+  // invite the vectoriser to pack pairs of sums with shuffles per node.
+  StageSummary& sum = w.sum;
+  double compute = sum.compute.value(), overlap = sum.overlap_slowdown.value(), recompute = sum.recompute.value(),
+         bound = sum.compute_bound.value(), tp = sum.tp_exposed.value(), cp = sum.cp_exposed.value(),
+         dp = sum.dp_exposed.value(), ep = sum.ep_exposed.value(), pp = sum.pp_exposed.value(),
+         bubble = sum.bubble.value();
+  double prev_end = w.prev_end.value(), pipeline_max = w.pipeline_max.value(),
+         pipeline_end = sum.pipeline_end.value();
+  std::size_t i = w.next;
+  for (; i < size; ++i) {
+    const auto id = static_cast<std::size_t>(order[i]);
+    const StepNode& node = nodes[id];
+    const double start = times[id].start.value(), end = times[id].end.value();
+    if (node.kind == NodeKind::optimizer) {
+      if (t_pipe == nullptr) break;  // first part: stop before the optimizer
+      sum.optimizer = node.duration;
+      dp += max(Seconds(0), Seconds(start) - max(Seconds(pipeline_end), *t_pipe)).value();
+      sum.end = Seconds(end);
+      continue;
+    }
+    if (is_pipeline_op(node.kind)) pipeline_max = max(Seconds(pipeline_max), Seconds(end)).value();
+    const OpCost& c = costs[static_cast<std::size_t>(node.cost)];
+    compute += c.compute.value();
+    overlap += c.overlap_slowdown.value();
+    recompute += c.recompute.value();
+    bound += c.compute_bound.value();
+    tp += c.tp_comm.value();
+    if constexpr (kAllComm) {
+      cp += c.cp_comm.value();
+      dp += c.dp_comm.value();
+      ep += c.ep_comm.value();
+      pp += c.pp_comm.value();
+    }
+    const double gap = start - prev_end;
+    if (gap > 0) {
+      const double pp_part = min(Seconds(gap), node.dep_delay).value();
+      pp += pp_part;
+      bubble += gap - pp_part;
+    }
+    prev_end = end;
+    pipeline_end = end;
+  }
+  sum.compute = Seconds(compute);
+  sum.overlap_slowdown = Seconds(overlap);
+  sum.recompute = Seconds(recompute);
+  sum.compute_bound = Seconds(bound);
+  sum.tp_exposed = Seconds(tp);
+  sum.cp_exposed = Seconds(cp);
+  sum.dp_exposed = Seconds(dp);
+  sum.ep_exposed = Seconds(ep);
+  sum.pp_exposed = Seconds(pp);
+  sum.bubble = Seconds(bubble);
+  sum.pipeline_end = Seconds(pipeline_end);
+  w.prev_end = Seconds(prev_end);
+  w.pipeline_max = Seconds(pipeline_max);
+  w.next = i;
+}
+
+// Whether any cost of the graph has cp, dp, ep or pp time that is not exactly zero (NaN counts).
+bool any_comm_beyond_tp(const std::vector<OpCost>& costs) {
+  for (const OpCost& c : costs) {
+    if (!(c.cp_comm.value() == 0.0 && c.dp_comm.value() == 0.0 && c.ep_comm.value() == 0.0 &&
+          c.pp_comm.value() == 0.0)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The first part of a stage's walk when the plan walk has added up the pipeline ops' waits and latest
+// end (`pre`) and no cost has cp/dp/ep/pp time: the pipeline ops' costs in stream order (the
+// same additions as walk_stage makes; those four skipped as there), their waits and end from the plan
+// walk, then walk_stage from the first node after them.
+void walk_stage_planned(const StepGraph& g, const NodeTiming* times, const std::vector<int>& ids, int first,
+                        int count, const PlanStageSums& pre, StageWalk& w) {
+  const StepNode* nodes = g.nodes.data();
+  const OpCost* costs = g.costs.data();
+  double compute = 0, overlap = 0, recompute = 0, bound = 0, tp = 0;
+  for (int id = first; id < first + count; ++id) {
+    const OpCost& c = costs[static_cast<std::size_t>(nodes[static_cast<std::size_t>(id)].cost)];
+    compute += c.compute.value();
+    overlap += c.overlap_slowdown.value();
+    recompute += c.recompute.value();
+    bound += c.compute_bound.value();
+    tp += c.tp_comm.value();
+  }
+  StageSummary& sum = w.sum;
+  sum.compute = Seconds(compute);
+  sum.overlap_slowdown = Seconds(overlap);
+  sum.recompute = Seconds(recompute);
+  sum.compute_bound = Seconds(bound);
+  sum.tp_exposed = Seconds(tp);
+  sum.pp_exposed = pre.pp;
+  sum.bubble = pre.bubble;
+  const Seconds last_end = count > 0 ? times[static_cast<std::size_t>(first + count - 1)].end : Seconds(0);
+  sum.pipeline_end = last_end;
+  w.prev_end = last_end;
+  w.pipeline_max = pre.pipeline_max;
+  w.next = static_cast<std::size_t>(count);
+  walk_stage<false>(g, times, ids, w, nullptr);
+}
+
+// summarize_step; `pre`: the plan walk's per-stage sums of this timeline (evaluate()), or null.
+StepResult summarize(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline, std::string engine,
+                     const std::vector<PlanStageSums>* pre) {
   const ParallelismSpec& par = s.parallelism;
   const int p = par.pp;
   StepResult r;
@@ -212,61 +406,52 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   r.microbatches = g.schedule.microbatches;
   r.stages.resize(static_cast<std::size_t>(p));
 
-  // Latest end of any pipeline op. Four running maxima (max is exact in any order, so the result is the
-  // same to the bit) break the loop-carried dependency of one; local pointers avoid reloading the vectors.
+  // One walk over each stage's compute stream gives its sums and the latest end t_pipe of any pipeline
+  // op (every node is on one stream of one stage: evaluate_timeline runs them all): first up to each
+  // optimizer, then, with t_pipe, the optimizer and whatever follows it. The maximum is exact in any
+  // order (every partial maximum starts at +0, so even signed zeros come out the same).
+  const bool all_comm = any_comm_beyond_tp(g.costs);
+  thread_local std::vector<StageWalk> walks;
+  walks.assign(static_cast<std::size_t>(p), StageWalk{});
+  const bool planned = pre != nullptr && !all_comm && g.pipeline_order && pre->size() == static_cast<std::size_t>(p) &&
+                       g.pipeline_order->stage_begin.size() == static_cast<std::size_t>(p) + 1;
   Seconds t_pipe(0);
-  {
-    const StepNode* nodes = g.nodes.data();
-    const NodeTiming* times = timeline.data();
-    const std::size_t n = g.nodes.size();
-    Seconds part[4] = {Seconds(0), Seconds(0), Seconds(0), Seconds(0)};
-    std::size_t id = 0;
-    for (; id + 4 <= n; id += 4) {
-      for (std::size_t k = 0; k < 4; ++k) {
-        if (is_pipeline_op(nodes[id + k].kind)) part[k] = max(part[k], times[id + k].end);
+  for (int st = 0; st < p; ++st) {
+    StageWalk& w = walks[static_cast<std::size_t>(st)];
+    const std::vector<int>& ids = g.order[static_cast<std::size_t>(st)][0];
+    if (all_comm) {
+      walk_stage<true>(g, timeline.data(), ids, w, nullptr);
+    } else if (planned) {
+      const std::vector<int>& begin = g.pipeline_order->stage_begin;
+      walk_stage_planned(g, timeline.data(), ids, begin[static_cast<std::size_t>(st)],
+                         begin[static_cast<std::size_t>(st) + 1] - begin[static_cast<std::size_t>(st)],
+                         (*pre)[static_cast<std::size_t>(st)], w);
+    } else {
+      walk_stage<false>(g, timeline.data(), ids, w, nullptr);
+    }
+    // Pipeline ops after the optimizer or on the data-parallel channel (none in built graphs).
+    for (std::size_t i = w.next; i < ids.size(); ++i) {
+      const auto id = static_cast<std::size_t>(ids[i]);
+      if (is_pipeline_op(g.nodes[id].kind)) w.pipeline_max = max(w.pipeline_max, timeline[id].end);
+    }
+    for (const int id : g.order[static_cast<std::size_t>(st)][1]) {
+      if (is_pipeline_op(g.nodes[static_cast<std::size_t>(id)].kind)) {
+        w.pipeline_max = max(w.pipeline_max, timeline[static_cast<std::size_t>(id)].end);
       }
     }
-    for (; id < n; ++id) {
-      if (is_pipeline_op(nodes[id].kind)) part[0] = max(part[0], times[id].end);
-    }
-    t_pipe = max(max(part[0], part[1]), max(part[2], part[3]));
+    t_pipe = max(t_pipe, w.pipeline_max);
   }
   for (int st = 0; st < p; ++st) {
-    StageSummary& ss = r.stages[static_cast<std::size_t>(st)];
-    // Sums kept in locals (same order of additions as into `ss`): stores into `ss` could alias the costs
-    // read, which would force a load and a store per field per node.
-    StageSummary sum;
-    Seconds prev_end(0);
-    for (int id : g.order[static_cast<std::size_t>(st)][0]) {
-      const StepNode& node = g.nodes[static_cast<std::size_t>(id)];
-      const NodeTiming& nt = timeline[static_cast<std::size_t>(id)];
-      if (node.kind == NodeKind::optimizer) {
-        sum.optimizer = node.duration;
-        sum.dp_exposed += max(Seconds(0), nt.start - max(sum.pipeline_end, t_pipe));
-        sum.end = nt.end;
-        continue;
-      }
-      const OpCost& c = g.costs[static_cast<std::size_t>(node.cost)];
-      sum.compute += c.compute;
-      sum.overlap_slowdown += c.overlap_slowdown;
-      sum.recompute += c.recompute;
-      sum.compute_bound += c.compute_bound;
-      sum.tp_exposed += c.tp_comm;
-      sum.cp_exposed += c.cp_comm;
-      sum.dp_exposed += c.dp_comm;
-      sum.ep_exposed += c.ep_comm;
-      sum.pp_exposed += c.pp_comm;
-      const Seconds gap = nt.start - prev_end;
-      if (gap.value() > 0) {
-        const Seconds pp_part = min(gap, node.dep_delay);
-        sum.pp_exposed += pp_part;
-        sum.bubble += gap - pp_part;
-      }
-      prev_end = nt.end;
-      sum.pipeline_end = nt.end;
+    StageWalk& w = walks[static_cast<std::size_t>(st)];
+    const std::vector<int>& ids = g.order[static_cast<std::size_t>(st)][0];
+    if (all_comm) {
+      walk_stage<true>(g, timeline.data(), ids, w, &t_pipe);
+    } else {
+      walk_stage<false>(g, timeline.data(), ids, w, &t_pipe);
     }
-    sum.bubble += max(Seconds(0), t_pipe - sum.pipeline_end);
-    ss = sum;
+    StageSummary& ss = r.stages[static_cast<std::size_t>(st)];
+    w.sum.bubble += max(Seconds(0), t_pipe - w.sum.pipeline_end);
+    ss = w.sum;
     ss.memory = memory_per_device(s.model, memory_inputs(s, g.schedule, st));
   }
 
@@ -319,10 +504,22 @@ StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<Nod
   return r;
 }
 
+}  // namespace
+
+StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline,
+                          std::string engine) {
+  return summarize(s, g, std::move(timeline), std::move(engine), nullptr);
+}
+
 StepResult run_analytic(const Scenario& s) {
   auto g = std::make_shared<StepGraph>(build_step_graph(s));
   apply_device_stragglers(s, *g);
-  StepResult r = summarize_step(s, *g, evaluate_timeline(*g), "analytic");
+  // The timeline and, from the plan walk, each stage's waits: summarize then does not walk the times
+  // of the pipeline ops again.
+  thread_local std::vector<PlanStageSums> sums;
+  std::vector<NodeTiming> timeline;
+  const bool planned = evaluate(*g, timeline, &sums);
+  StepResult r = summarize(s, *g, std::move(timeline), "analytic", planned ? &sums : nullptr);
   r.graph = std::move(g);
   return r;
 }

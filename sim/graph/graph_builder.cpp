@@ -88,16 +88,21 @@ struct Skeleton {
   std::vector<std::uint8_t> lone;     // per node: DualPipe runs it outside an overlapped F&B pair
   std::vector<int> stage_begin;       // nodes of stage st: [stage_begin[st], stage_begin[st + 1])
   std::vector<int> last_backward;     // [st·v + c]: the last backward (or W) op of chunk c in st's order, -1
-  std::shared_ptr<const std::vector<int>> order;  // StepGraph::pipeline_order
+  std::shared_ptr<const PipelinePlan> order;  // StepGraph::pipeline_order
 };
 
 // An order of the pipeline ops in which each comes after its dependency and after its predecessor on
-// its stage's compute stream: the stages' streams walked round-robin, each as far as its dependencies
-// allow (as evaluate_timeline walks them). Asserts on a cycle (sim/config refuses such schedules).
-std::vector<int> evaluation_order(const Skeleton& sk) {
+// its stage's compute stream: the stages' streams walked round-robin, one op of each stage per round
+// whose dependency is done. Any such order gives evaluate_timeline the same times (each node's start and
+// end are computed from its dependency and its predecessor alone); taking one op per stage in turn puts
+// ops of different streams next to each other, so the processor overlaps the streams' chains of
+// additions instead of waiting on one stream's. Asserts on a cycle (sim/config refuses such schedules).
+std::shared_ptr<const PipelinePlan> evaluation_order(const Skeleton& sk) {
   const std::size_t n = sk.nodes.size();
   const std::size_t stages = sk.stage_begin.size() - 1;
-  std::vector<int> out;
+  auto plan = std::make_shared<PipelinePlan>();
+  plan->stage_begin = sk.stage_begin;
+  std::vector<PipelinePlan::Step>& out = plan->steps;
   out.reserve(n);
   std::vector<char> done(n, 0);
   std::vector<int> next(sk.stage_begin.begin(), sk.stage_begin.end() - 1);
@@ -105,19 +110,17 @@ std::vector<int> evaluation_order(const Skeleton& sk) {
     bool progress = false;
     for (std::size_t st = 0; st < stages; ++st) {
       int& i = next[st];
-      const int end = sk.stage_begin[st + 1];
-      while (i < end) {
-        const int dep = sk.nodes[static_cast<std::size_t>(i)].dep;
-        if (dep >= 0 && !done[static_cast<std::size_t>(dep)]) break;
-        done[static_cast<std::size_t>(i)] = 1;
-        out.push_back(i);
-        ++i;
-        progress = true;
-      }
+      if (i >= sk.stage_begin[st + 1]) continue;
+      const int dep = sk.nodes[static_cast<std::size_t>(i)].dep;
+      if (dep >= 0 && !done[static_cast<std::size_t>(dep)]) continue;
+      done[static_cast<std::size_t>(i)] = 1;
+      out.push_back({i, dep, static_cast<int>(st)});
+      ++i;
+      progress = true;
     }
     CS_ASSERT(progress, "step graph has a dependency cycle (pipeline schedule deadlock)");
   }
-  return out;
+  return plan;
 }
 
 bool same_schedule(const ScheduleSpec& a, const ScheduleSpec& b) {
@@ -166,7 +169,7 @@ std::shared_ptr<Skeleton> make_skeleton(const ScheduleSpec& spec, bool with_orde
     n.dep = index.at(dep->stage, dep->op.kind, dep->op.microbatch, dep->op.chunk);
     sk->crosses[i] = crosses_stage(n.stage, *dep) ? 1 : 0;
   }
-  if (with_order) sk->order = std::make_shared<const std::vector<int>>(evaluation_order(*sk));
+  if (with_order) sk->order = evaluation_order(*sk);
   return sk;
 }
 
@@ -221,8 +224,7 @@ struct ChunkParameters {
   [[nodiscard]] double total() const { return dense + experts; }
 };
 
-ChunkParameters chunk_parameters(const Scenario& s, const ChunkRole& role) {
-  const ParameterCount pc = parameter_count(s.model);
+ChunkParameters chunk_parameters(const Scenario& s, const ParameterCount& pc, const ChunkRole& role) {
   const ParallelismSpec& par = s.parallelism;
   double p = pc.per_layer * (role.layers - role.moe_layers) + pc.moe_layer_shared * role.moe_layers;
   if (role.has_embedding) p += pc.embedding;
@@ -378,24 +380,28 @@ StepGraph build_step_graph(const Scenario& s) {
   bool shared = false;
   const std::shared_ptr<Skeleton> sk = skeleton_of(g.schedule, shared);
   const std::size_t ops = sk->nodes.size();
-  if (shared) {
-    g.nodes.reserve(ops + 2 * static_cast<std::size_t>(p * (v + 1)));  // + syncs and optimizers
-    g.nodes.assign(sk->nodes.begin(), sk->nodes.end());
-  } else {
-    g.nodes = std::move(sk->nodes);  // used once: taken, not copied
-  }
   {
-    StepNode* nodes = g.nodes.data();
     const std::uint8_t* crosses = sk->crosses.data();
+    const std::uint8_t* lone_op = sk->lone.data();
     const Seconds* durations = cost_duration.data();
     const Seconds p2p = g.p2p_time;
     const bool blocking_p2p = par.pipeline_p2p_blocking;
-    for (std::size_t i = 0; i < ops; ++i) {
-      if (lone && sk->lone[i]) nodes[i].cost += g.lone_costs_from;
-      nodes[i].duration = durations[static_cast<std::size_t>(nodes[i].cost)];
+    const bool has_lone = lone.has_value();
+    const int lone_from = g.lone_costs_from;
+    auto fill = [&](StepNode& n, std::size_t i) {
+      if (has_lone && lone_op[i]) n.cost += lone_from;
+      n.duration = durations[static_cast<std::size_t>(n.cost)];
       // pipeline_p2p "deepspeed": the transfer is in the ops' own durations (OpCost::pp_comm).
-      if (crosses[i] && !blocking_p2p) nodes[i].dep_delay = p2p;
+      if (crosses[i] && !blocking_p2p) n.dep_delay = p2p;
+    };
+    if (shared) {
+      g.nodes.reserve(ops + 2 * static_cast<std::size_t>(p * (v + 1)));  // + syncs and optimizers
+      g.nodes.assign(sk->nodes.begin(), sk->nodes.end());
+    } else {
+      g.nodes = std::move(sk->nodes);  // used once: taken, not copied
     }
+    StepNode* nodes = g.nodes.data();
+    for (std::size_t i = 0; i < ops; ++i) fill(nodes[i], i);
   }
   g.pipeline_order = sk->order;
   g.order.resize(static_cast<std::size_t>(p));
@@ -403,9 +409,9 @@ StepGraph build_step_graph(const Scenario& s) {
     std::vector<int>& compute_order = g.order[static_cast<std::size_t>(st)][0];
     const int first = sk->stage_begin[static_cast<std::size_t>(st)];
     const int last = sk->stage_begin[static_cast<std::size_t>(st) + 1];
+    compute_order.reserve(static_cast<std::size_t>(last - first) + 1);  // + the optimizer, no reallocation
     compute_order.resize(static_cast<std::size_t>(last - first));
     std::iota(compute_order.begin(), compute_order.end(), first);
-    compute_order.reserve(compute_order.size() + 1);
   }
 
   // Gradient synchronisation per chunk on the stage's data-parallel channel, then the optimizer.
@@ -451,15 +457,22 @@ StepGraph build_step_graph(const Scenario& s) {
     cross_dc = Bytes(2.0 * (D - 1.0) / D * all * grad_elem) / dm.cross_dc_bandwidth +
                dm.cross_dc_latency * (2.0 * (D - 1.0));
   }
+  // Parameters of every (stage, chunk), counted once (parameter_count of the model once per build).
+  std::vector<ChunkParameters> chunk_params;
+  chunk_params.reserve(roles.size());
+  {
+    const ParameterCount pc = parameter_count(s.model);
+    for (const ChunkRole& role : roles) chunk_params.push_back(chunk_parameters(s, pc, role));
+  }
   for (int st = 0; st < p; ++st) {
     double stage_held = 0;
-    for (int c = 0; c < v; ++c) stage_held += chunk_parameters(s, roles[static_cast<std::size_t>(st * v + c)]).total();
+    for (int c = 0; c < v; ++c) stage_held += chunk_params[static_cast<std::size_t>(st * v + c)].total();
     ChunkParameters stage_params;
     int last_dp = -1;
     Seconds codec(0);  // gradient compression encode/decode of this stage
     for (int c = v - 1; c >= 0; --c) {
       const ChunkRole& role = roles[static_cast<std::size_t>(st * v + c)];
-      const ChunkParameters held = chunk_parameters(s, role);
+      const ChunkParameters held = chunk_params[static_cast<std::size_t>(st * v + c)];
       const double params = held.total();
       stage_params.dense += held.dense;
       stage_params.experts += held.experts;

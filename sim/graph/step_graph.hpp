@@ -63,6 +63,20 @@ struct StreamingStep {
   Bytes largest_piece_grads{0};
 };
 
+/// The schedule's pipeline ops in an order in which each comes after its dependency and after its
+/// predecessor on its stage's compute stream, for evaluate_timeline's straight walk (StepGraph::
+/// pipeline_order). Depends on the schedule alone; shared by all graphs of one schedule.
+struct PipelinePlan {
+  struct Step {
+    int id = 0;     // node
+    int dep = -1;   // its dependency as built (the walk checks the graph still has it)
+    int stage = 0;  // whose compute stream runs it
+  };
+  std::vector<Step> steps;       // in evaluation order
+  std::vector<int> stage_begin;  // stage st's pipeline ops: nodes [stage_begin[st], stage_begin[st + 1]),
+                                 // the first ones of order[st][0] in this order
+};
+
 struct StepGraph {
   ScheduleSpec schedule;
   std::vector<StepNode> nodes;
@@ -81,12 +95,13 @@ struct StepGraph {
   Seconds moe_all_to_all{0};
   double moe_load = 1.0;
   std::optional<StreamingStep> streaming;  // wafer-scale systems (weight streaming)
-  /// Set by build_step_graph: nodes [0, pipeline_order->size()) are the schedule's forward/backward ops,
-  /// each on its stage's compute stream, and this lists them in an order in which every node comes after
-  /// its dependency and after the nodes before it on its stream (the order evaluate_timeline would find).
-  /// Shared by all graphs of one schedule. Code that changes a node's dependency, stream or place in an
-  /// order must reset it (changing durations and delays is fine); null: no such order known.
-  std::shared_ptr<const std::vector<int>> pipeline_order;
+  /// Set by build_step_graph: nodes [0, pipeline_order->steps.size()) are the schedule's forward/backward
+  /// ops, each on its stage's compute stream, and this lists them in an order in which every node comes
+  /// after its dependency and after the nodes before it on its stream. Shared by all graphs of one
+  /// schedule. Code that changes a node's dependency, stream or place in an order should reset it
+  /// (changing durations and delays is fine; evaluate_timeline checks the streams' orders and the
+  /// dependencies against it and walks the streams instead when they differ); null: no such order known.
+  std::shared_ptr<const PipelinePlan> pipeline_order;
 };
 
 /// Builds the step graph of a validated scenario (sim/config has checked that its schedule can be built).

@@ -136,4 +136,24 @@ TEST_CASE("the precomputed evaluation order gives the general walk's timeline, a
     moved = moved || a[i].start.value() != fast[i].start.value();
   }
   CHECK(moved);
+  // A dependency dropped after the build (a stage-1 op no longer waits for stage 0), the stream orders
+  // untouched: the plan's dependency no longer matches, and the general walk's times must come out.
+  StepGraph undepended = g;
+  for (StepNode& node : undepended.nodes) {
+    if (node.stage == 1 && node.dep >= 0) {
+      node.dep = -1;
+      break;
+    }
+  }
+  StepGraph undepended_general = undepended;
+  undepended_general.pipeline_order.reset();
+  const std::vector<NodeTiming> c = evaluate_timeline(undepended);
+  const std::vector<NodeTiming> d = evaluate_timeline(undepended_general);
+  bool earlier = false;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    REQUIRE(c[i].start.value() == d[i].start.value());
+    REQUIRE(c[i].end.value() == d[i].end.value());
+    earlier = earlier || c[i].start.value() < fast[i].start.value();
+  }
+  CHECK(earlier);
 }
