@@ -137,7 +137,9 @@ void derive_fat_tree(const ClusterSpec& c, ClusterTopologySpec& t) {
     // No radix up to 64 splits this ratio into whole ports (1.5, 2.4, ...): the oversubscription is a
     // capacity ratio, so a 64-port switch takes the nearest whole-port split at or below it and its
     // up-links run slower by achieved / asked, which makes down:up capacity exactly the ratio asked for.
-    up = static_cast<int>(std::ceil(ft.radix / (1.0 + r) - 1e-9));
+    // At least one up-link: past radix/(1 + r) < 1e-9 (r above ~6e10) the rounding would give none and an
+    // infinite achieved ratio; one up-link slowed by 63 / r keeps down:up capacity at the ratio asked for.
+    up = std::max(1, static_cast<int>(std::ceil(ft.radix / (1.0 + r) - 1e-9)));
     down = ft.radix - up;
     const double achieved = static_cast<double>(down) / up;
     ft.leaf_spine.bandwidth = ft.leaf_spine.bandwidth * (achieved / r);

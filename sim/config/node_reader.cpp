@@ -505,7 +505,7 @@ ClusterSpec read_cluster(ObjectReader& r) {
     // The fabric the fields imply is what every collective is costed on: its problems are the
     // cluster's (e.g. an oversubscription no switch radix up to 64 splits into whole ports).
     for (const FieldProblem& p : derived_topology(c).validate()) {
-      const std::string at = r.pointer() + topology_field_pointer(implied_by(c, p.field));
+      const std::string at = r.pointer() + user_pointer(shape, topology_field_pointer(implied_by(c, p.field)));
       if (!r.context().failed(at)) r.context().error(at, p.message);
     }
   }

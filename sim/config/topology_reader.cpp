@@ -41,9 +41,11 @@ constexpr Field kNetworkFields[] = {
     {.key = "oversubscription",
      .kind = FieldKind::number,
      .doc = "down:up port ratio of the upper tiers; one number applies to every tier, a fat-tree may give an "
-            "array of one ratio per tier below the top",
+            "array of one ratio per tier below the top; a single ratio past the largest whole-port split "
+            "(63:1 on a 64-port switch) slows the up-links instead, up to 10^6 (beyond it the step time "
+            "and energy figures would leave the range of a double)",
      .fallback = "1",
-     .numbers = {.min = 1.0},
+     .numbers = {.min = 1.0, .max = 1e6},
      .also = also_array},
     {.key = "routing",
      .kind = FieldKind::choice,

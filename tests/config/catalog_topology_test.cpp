@@ -77,3 +77,19 @@ TEST_CASE("a derived oversubscription no radix splits into whole ports keeps its
   // Down:up capacity = achieved × (NIC rate / up-link rate) = 1.37.
   CHECK(achieved * (c.node.nic.bandwidth / t.fat_tree.leaf_spine.bandwidth) == Approx(1.37));
 }
+
+TEST_CASE("a derived oversubscription past any whole-port split keeps one slowed up-link", "[config][topology]") {
+  Catalog catalog(bundled_catalog());
+  ClusterSpec c = load_cluster(catalog, "selene-a100");
+  c.comm.topology.reset();
+  for (const double r : {100.0, 1e6, 1e11}) {
+    INFO(r);
+    c.network.oversubscription = r;
+    const ClusterTopologySpec t = derived_topology(c);
+    CHECK(t.validate().empty());
+    REQUIRE(t.fat_tree.oversubscription.size() >= 1);
+    const double achieved = t.fat_tree.oversubscription.front();
+    CHECK(achieved == 63.0);  // 63 down, 1 up (past 6.4e10 the rounding gave 0 up-links and an infinite ratio)
+    CHECK(achieved * (c.node.nic.bandwidth / t.fat_tree.leaf_spine.bandwidth) == Approx(r));
+  }
+}

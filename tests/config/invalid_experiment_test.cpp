@@ -394,6 +394,13 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/oversubscription", "out of range"));
   }
+  SECTION("oversubscription past 10^6: one message at the key, with the value as written") {
+    doc["cluster"]["network"] = {{"oversubscription", 1e12}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 1);
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/network/oversubscription", "1000000000000 is out of range"));
+  }
   SECTION("efficiency above 1") {
     doc["cluster"]["node"]["intra_link"]["efficiency"] = 1.5;
     ds = check(doc);
