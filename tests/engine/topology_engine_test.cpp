@@ -174,3 +174,64 @@ TEST_CASE("NVLink meshes (links of one kind with 1 or 2 lanes) cost collectives 
     CHECK(shared >= 3);  // costed on a shared skeleton from the second fabric of the structure on
   }
 }
+
+TEST_CASE("bundled fabrics (rail-optimized, 3-tier, dragonfly, torus, NVL72) cost collectives on a skeleton "
+          "bit-identically to a fresh build",
+          "[engine][topology]") {
+  // Each bundled cluster's fabric, spelled out, with every link bandwidth scaled (NIC, node link, PCIe
+  // attach, switch tiers, torus links, dragonfly local and global links, in different proportions): the
+  // second fabric of a structure is costed on the first's skeleton (fabric_skeleton.hpp), which must give
+  // the same bits as building the fabric from scratch.
+  struct Case {
+    const char* cluster;
+    int nodes;  // fewer nodes than the catalog's, to keep the test fast (0: as in the catalog)
+  };
+  for (const Case& k : {Case{"deepseek-h800-2048", 32}, Case{"llama3-h100-24k", 0}, Case{"h100-dragonfly", 0},
+                        Case{"tpu-v4-pod", 0}, Case{"eos-h100", 32}}) {
+    ClusterSpec base = config::load_cluster(catalog(), k.cluster);
+    if (k.nodes > 0) {
+      base.nodes = k.nodes;
+      base.comm.topology.reset();
+      base.network.topology = "fat-tree";
+    }
+    if (!base.comm.topology) base.comm.topology = derived_topology(base);
+    const int per_node = base.node.devices_per_node;
+    const int nodes = base.comm.topology->nodes;
+    const int dp = std::min(nodes, 16);
+    const std::vector<ConcurrentGroups> groups = {
+        {.size = per_node, .stride = 1, .first = 0, .count = std::min(nodes, 8), .group_stride = per_node},
+        {.size = dp, .stride = per_node, .first = 0, .count = per_node, .group_stride = 1},
+        {.size = 2, .stride = per_node * (nodes / 2), .first = 0, .count = per_node, .group_stride = 1},
+    };
+    int shared = 0;
+    for (double scale : {1.0, 0.5, 0.7, 1.3}) {
+      ClusterSpec c = base;
+      ClusterTopologySpec& t = *c.comm.topology;
+      auto scaled = [](LinkParams& l, double f) { l.bandwidth = l.bandwidth * f; };
+      scaled(t.node.link, scale);
+      scaled(t.node.nic, 2.0 - scale);
+      scaled(t.node.nic_attach, 0.5 + scale);
+      scaled(t.fat_tree.leaf_spine, scale * scale);
+      scaled(t.fat_tree.spine_core, 1.0 / scale);
+      scaled(t.torus.link, scale);
+      scaled(t.dragonfly.local, 2.0 - scale);
+      scaled(t.dragonfly.global, scale);
+      const auto cached = TopologyCollectives::of(c);
+      REQUIRE(cached != nullptr);
+      const TopologyCollectives fresh(c);
+      shared += cached->shares_skeleton() ? 1 : 0;
+      for (const ConcurrentGroups& g : groups) {
+        for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::all_to_all,
+                                CollectiveOp::send_recv}) {
+          for (double bytes : {1e3, 3e6, 5e9}) {
+            INFO(k.cluster << ", bandwidth x" << scale << ", op " << static_cast<int>(op) << ", group size "
+                           << g.size << ", " << bytes << " B");
+            CHECK(cached->time(op, Bytes(bytes), g).value() == fresh.time(op, Bytes(bytes), g).value());
+          }
+        }
+      }
+    }
+    INFO(k.cluster);
+    CHECK(shared >= 2);
+  }
+}
