@@ -117,10 +117,14 @@ void PointEvaluator::run(std::uint64_t index, SweepRow& row) {
     const Scenario s = typed ? std::move(*typed) : loader_.build_in_place(doc_, overrides_);
     if (auto over = work_over_bounds(estimate_work(s, s.engine == "flow"), max_cost_))
       throw std::invalid_argument(*over);
-    const Prediction p = predict(s, {.text = false});
-    // The per-stage array is not a column (flatten_json keeps scalars): not built.
-    nlohmann::json j = prediction_json(s, p, /*include_inputs=*/false, /*include_stages=*/false);
-    flatten_json_into(j, row.metrics);
+    const Prediction p = predict(s, {.text = false, .json = json_rows_});
+    if (json_rows_) {
+      // The per-stage array is not a column (flatten_json keeps scalars): not built.
+      nlohmann::json j = prediction_json(s, p, /*include_inputs=*/false, /*include_stages=*/false);
+      flatten_json_into(j, row.metrics);
+    } else {
+      row_writer_.write(s, p, row.metrics);
+    }
     if (!p.step.fits) {
       row.status = RowStatus::infeasible;
       row.reason = fmt::format("memory: {:.2f} GiB needed on stage {}, {:.2f} GiB available",

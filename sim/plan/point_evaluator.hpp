@@ -13,6 +13,7 @@
 #include "sim/config/typed_patch.hpp"
 #include "sim/plan/sweep_row.hpp"
 #include "sim/plan/sweep_space.hpp"
+#include "sim/report/prediction_row.hpp"
 
 namespace clustersim::plan {
 
@@ -33,6 +34,9 @@ class PointEvaluator {
   /// Points whose axes are all typed fields are built by patching them (config/typed_patch.hpp) unless
   /// this is off; then every point re-reads the JSON document (the reference the tests compare against).
   void set_typed_patch(bool on) { typed_on_ = on; }
+  /// Rows are written straight from the typed results (PredictionRowWriter) unless this is on; then each
+  /// point builds its report JSON and flattens it (the reference the tests compare against).
+  void set_json_rows(bool on) { json_rows_ = on; }
   /// Whether the typed path applies to this sweep, and how many points took it so far.
   [[nodiscard]] bool typed_patch_enabled() const { return typed_.enabled(); }
   [[nodiscard]] std::uint64_t typed_points() const { return typed_points_; }
@@ -46,6 +50,8 @@ class PointEvaluator {
   std::vector<config::Override> overrides_;
   config::TypedPointBuilder typed_;
   bool typed_on_ = true;
+  bool json_rows_ = false;
+  PredictionRowWriter row_writer_;
   std::uint64_t typed_points_ = 0;
 };
 

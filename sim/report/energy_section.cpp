@@ -10,47 +10,42 @@ namespace {
 
 using nlohmann::json;
 
-json per_state_json(const PerState<Watts>& w) {
-  json j = json::object();
-  for (DeviceState s : kAllDeviceStates) j[std::string(to_string(s))] = w[s].value();
-  return j;
-}
+}  // namespace
 
-json power_json(const PowerFigures& p) {
-  return {{"device", p.device.value()}, {"node", p.node.value()}, {"cluster", p.cluster.value()}};
-}
-
-json step_json(const EnergySpec& spec, const ScenarioStepEnergy& se, long long devices) {
-  const StepEnergy& e = se.energy;
-  json j;
-  j["joules_per_step"] = e.per_step.value();
-  j["joules_per_token"] = e.per_token.value();
-  j["joules_per_device"] = e.per_device.value();
-  j["step_time_s"] = e.step_time.value();
-  j["tokens_per_step"] = e.tokens;
-  j["avg_power_w"] = power_json(e.avg_power);
-  j["peak_power_w"] = power_json(e.peak_power);
-  j["peak_power_w"]["upper_bound"] = e.peak_is_upper_bound;
-  j["by_component"] = {{"devices", e.by_component.devices.value()},
-                       {"hosts", e.by_component.hosts.value()},
-                       {"network", e.by_component.network.value()},
-                       {"cooling", e.by_component.cooling.value()}};
-  j["state_power_w"] = per_state_json(e.state_power);
-  json t = json::object();
+void energy_step_fields(const EnergySpec& spec, const StepEnergy& e, Usd cost_per_step, long long devices,
+                        ReportSink& out) {
+  // In key order (a sweep row sorts its keys once per set of keys, so the order is not a contract).
+  out.put("avg_power_w", "cluster", e.avg_power.cluster.value());
+  out.put("avg_power_w", "device", e.avg_power.device.value());
+  out.put("avg_power_w", "node", e.avg_power.node.value());
+  out.put("by_component", "cooling", e.by_component.cooling.value());
+  out.put("by_component", "devices", e.by_component.devices.value());
+  out.put("by_component", "hosts", e.by_component.hosts.value());
+  out.put("by_component", "network", e.by_component.network.value());
+  out.put("", "carbon_intensity_g_per_kwh", spec.carbon_intensity.value() * kJoulesPerKwh * 1000.0);
+  out.put("", "co2e_g_per_token", (spec.carbon_intensity * e.per_token).value() * 1000.0);
+  out.put("", "cost_usd_per_step", cost_per_step.value());
+  out.put("", "cost_usd_per_token", cost_per_step.value() / e.tokens);
+  out.put("", "device_usd_per_hour", spec.pricing.device_time_rate().value() * 3600.0);
+  out.put("", "electricity_usd_per_kwh", spec.pricing.electricity.value() * kJoulesPerKwh);
+  out.put("", "joules_per_device", e.per_device.value());
+  out.put("", "joules_per_step", e.per_step.value());
+  out.put("", "joules_per_token", e.per_token.value());
+  out.put("peak_power_w", "cluster", e.peak_power.cluster.value());
+  out.put("peak_power_w", "device", e.peak_power.device.value());
+  out.put("peak_power_w", "node", e.peak_power.node.value());
+  out.put("peak_power_w", "upper_bound", e.peak_is_upper_bound);
+  out.put("", "power_cap_w", spec.power_cap ? json(spec.power_cap->value()) : json());
+  out.put("", "pue", spec.pue);
+  for (DeviceState s : kAllDeviceStates) out.put("state_power_w", to_string(s), e.state_power[s].value());
+  out.put("", "step_time_s", e.step_time.value());
   for (DeviceState s : kAllDeviceStates) {
-    t[std::string(to_string(s))] = e.device_seconds[s].value() / static_cast<double>(devices);
+    out.put("time_in_state_s", to_string(s), e.device_seconds[s].value() / static_cast<double>(devices));
   }
-  j["time_in_state_s"] = t;
-  j["pue"] = spec.pue;
-  j["carbon_intensity_g_per_kwh"] = spec.carbon_intensity.value() * kJoulesPerKwh * 1000.0;
-  j["co2e_g_per_token"] = (spec.carbon_intensity * e.per_token).value() * 1000.0;
-  j["electricity_usd_per_kwh"] = spec.pricing.electricity.value() * kJoulesPerKwh;
-  j["device_usd_per_hour"] = spec.pricing.device_time_rate().value() * 3600.0;
-  j["cost_usd_per_step"] = se.cost_per_step.value();
-  j["cost_usd_per_token"] = se.cost_per_step.value() / e.tokens;
-  j["power_cap_w"] = spec.power_cap ? json(spec.power_cap->value()) : json();
-  return j;
+  out.put("", "tokens_per_step", e.tokens);
 }
+
+namespace {
 
 json sweep_json(const std::vector<CapSweepPoint>& points) {
   json out = json::array();
@@ -219,25 +214,37 @@ RunEnergy mean_run_energy(const EnergySpec& spec, const ClusterShape& shape, con
   return mean;
 }
 
-void add_energy_section(const Scenario& s, Prediction& p, bool with_text) {
+void add_energy_section(const Scenario& s, Prediction& p, bool with_text, bool with_json) {
   if (!s.energy) return;
   const EnergySpec& spec = *s.energy;
   const bool engine_timeline = p.step.timeline.size() > 0 && !spec.power_cap;
   // The engine's graph is the one the energy model would build unless device stragglers rescaled its costs.
   const StepGraph* graph = engine_timeline && s.stragglers.devices.empty() ? p.step.graph.get() : nullptr;
   const ScenarioStepEnergy se = scenario_step_energy(s, engine_timeline ? &p.step.timeline : nullptr, graph);
-  json j = step_json(spec, se, s.cluster.devices());
+  p.energy_step = se.energy;
+  p.energy_cost_per_step = se.cost_per_step;
+  p.energy_timeline_engine = engine_timeline ? p.step.engine : std::string("analytic");
   if (with_text) p.energy_text = step_text(spec, se);
-  if (!spec.power_cap_sweep.empty()) {
-    const std::vector<CapSweepPoint> sweep = sweep_power_caps_through_engine(s);
-    j["power_cap_sweep"] = sweep_json(sweep);
-    if (with_text) p.energy_text += sweep_text(sweep);
+  // The power-cap what-if is a list (no sweep column): without JSON or text nobody reads it.
+  if (with_json || with_text) {
+    json j;
+    if (with_json) {
+      JsonSink sink(j);
+      energy_step_fields(spec, se.energy, se.cost_per_step, s.cluster.devices(), sink);
+    }
+    if (!spec.power_cap_sweep.empty()) {
+      const std::vector<CapSweepPoint> sweep = sweep_power_caps_through_engine(s);
+      if (with_json) j["power_cap_sweep"] = sweep_json(sweep);
+      if (with_text) p.energy_text += sweep_text(sweep);
+    }
+    if (with_json) {
+      json defaults = json::array();
+      for (const std::string& d : spec.defaults_used) defaults.push_back(d);
+      j["defaults_used"] = defaults;
+      j["timeline_engine"] = p.energy_timeline_engine;
+      p.energy_json = std::move(j);
+    }
   }
-  json defaults = json::array();
-  for (const std::string& d : spec.defaults_used) defaults.push_back(d);
-  j["defaults_used"] = defaults;
-  j["timeline_engine"] = engine_timeline ? p.step.engine : std::string("analytic");
-  p.energy_json = std::move(j);
   if (p.run && !p.run->trial_outcomes.empty()) add_run_energy(spec, cluster_shape_of(s), se.energy, p);
 }
 

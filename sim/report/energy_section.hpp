@@ -19,12 +19,19 @@
 
 #include "sim/energy/run_energy.hpp"
 #include "sim/report/prediction.hpp"
+#include "sim/report/step_report.hpp"
 
 namespace clustersim {
 
 /// Fills p.energy_json and p.energy_text when s.energy is present, and adds the run energy keys to
 /// p.run_json when p.run is present.
-void add_energy_section(const Scenario& s, Prediction& p, bool with_text = true);
+/// Sets p.energy_step (and its cost and timeline engine), p.energy_json with `with_json`, p.energy_text with
+/// `with_text`; the power-cap what-if (a list: no sweep column) is computed only for the JSON or the text.
+void add_energy_section(const Scenario& s, Prediction& p, bool with_text = true, bool with_json = true);
+
+/// The step keys of the "energy" report block (all but power_cap_sweep, defaults_used, timeline_engine).
+void energy_step_fields(const EnergySpec& spec, const StepEnergy& e, Usd cost_per_step, long long devices,
+                        ReportSink& out);
 
 /// `clustersim explain energy`: every formula, default and source of the energy figures; with a
 /// scenario that has an energy spec, also the inputs it resolved to (state powers, host, network, PUE,

@@ -64,7 +64,7 @@ Prediction predict(const Scenario& s, PredictOptions options) {
     return q.step;
   };
   add_run_section(s, p, step_at, options.on_trials, options.trials);
-  add_energy_section(s, p, options.text);
+  add_energy_section(s, p, options.text, options.json);
   return p;
 }
 

@@ -13,6 +13,7 @@
 
 #include "sim/scenario/scenario.hpp"
 #include "sim/engine/flow/flow_engine.hpp"
+#include "sim/energy/step_energy.hpp"
 #include "sim/engine/step_result.hpp"
 #include "sim/run/run_result.hpp"
 
@@ -30,13 +31,21 @@ struct Prediction {
   std::optional<run::RunResult> run;  // present when the scenario has a `run` section
   nlohmann::json run_json;            // keys under "run" (null when absent)
   std::string run_text;
-  nlohmann::json energy_json;  // keys under "energy" (null when absent)
+  nlohmann::json energy_json;  // keys under "energy" (null when absent or not asked for: PredictOptions::json)
   std::string energy_text;
+  /// The energy section's step figures (present when the scenario has energy figures), its cost per step
+  /// and the engine whose timeline it read: what a sweep row's energy columns are written from.
+  std::optional<StepEnergy> energy_step;
+  Usd energy_cost_per_step{0};
+  std::string energy_timeline_engine;
 };
 
 /// What a caller needs from predict(): sweeps and the planner read only the JSON keys.
 struct PredictOptions {
   bool text = true;  // also format the sections' text lines (run_text, energy_text)
+  /// Also build the energy section's JSON (energy_json). Sweep rows are written from the typed figures
+  /// (sim/report/prediction_row.hpp) and turn it off; prediction_json then has no "energy" block.
+  bool json = true;
   flow::Fidelity fidelity = flow::Fidelity::phase;  // engine "flow": collectives per phase or every step
   /// Monte Carlo trials of the run section as they finish (done, total); may be empty. Changes no figure.
   std::function<void(std::uint64_t done, std::uint64_t total)> on_trials = {};

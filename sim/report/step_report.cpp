@@ -12,27 +12,6 @@
 namespace clustersim {
 namespace {
 
-nlohmann::json memory_json(const MemoryBreakdown& m, Bytes capacity, bool fits, int stage) {
-  return {{"weights_bytes", m.weights.value()},
-          {"gradients_bytes", m.gradients.value()},
-          {"optimizer_bytes", m.optimizer.value()},
-          {"activations_bytes", m.activations.value()},
-          {"other_bytes", m.other.value()},
-          {"total_bytes", m.total().value()},
-          {"capacity_bytes", capacity.value()},
-          {"headroom_bytes", capacity.value() - m.total().value()},
-          {"fits", fits},
-          {"stage", stage}};
-}
-
-nlohmann::json comm_json(const CommExposed& c) {
-  return {{"tp", c.tp.value()},
-          {"pp", c.pp.value()},
-          {"dp", c.dp.value()},
-          {"cp", c.cp.value()},
-          {"ep", c.ep.value()}};
-}
-
 std::string gib(Bytes b) {
   return fmt::format("{:.2f} GiB", b.value() / 1073741824.0);
 }
@@ -196,57 +175,97 @@ std::string data_parallel_text(const Scenario& s, const DataParallelResult& d) {
   return out;
 }
 
-nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs, bool include_stages) {
-  nlohmann::json j;
-  j["engine"] = r.engine;
-  j["devices"] = r.devices;
-  j["step_time_s"] = r.step_time.value();
-  j["tokens_per_step"] = r.tokens_per_step;
-  j["tokens_per_s"] = r.tokens_per_s;
-  j["microbatches"] = r.microbatches;
-  j["model_flops_per_step"] = r.model_flops_per_step;
-  j["hardware_flops_per_step"] = r.hardware_flops_per_step;
-  j["tflops_per_device"] = r.tflops_per_device;
-  j["hw_tflops_per_device"] = r.hw_tflops_per_device;
-  j["mfu"] = r.mfu;
-  j["hfu"] = r.hfu;
-  j["bubble_fraction"] = r.bubble_fraction;
-  j["bubble_fraction_textbook"] = r.bubble_fraction_textbook;
-  j["memory"] = memory_json(r.memory, r.memory_capacity, r.fits, r.memory_stage);
-  j["communication_exposed_s"] = comm_json(r.comm_exposed);
-  // Compute time the critical stage loses to collectives hidden under it (SM and HBM sharing).
-  j["overlap_slowdown_s"] = r.stages[static_cast<std::size_t>(r.critical_stage)].overlap_slowdown.value();
-  j["critical_stage"] = r.critical_stage;
-  j["collective_model"] = collective_model(r);
-  if (!s.model.notes.empty()) j["model_notes"] = s.model.notes;
+void JsonSink::put(std::string_view section, std::string_view name, const nlohmann::json& value) {
+  if (section.empty()) {
+    j_[std::string(name)] = value;
+  } else {
+    j_[std::string(section)][std::string(name)] = value;
+  }
+}
+
+void step_report_fields(const Scenario& s, const StepResult& r, ReportSink& out) {
+  // In key order (a sweep row sorts its keys once per set of keys, so the order is not a contract).
+  out.put("", "bubble_fraction", r.bubble_fraction);
+  out.put("", "bubble_fraction_textbook", r.bubble_fraction_textbook);
+  out.put("", "collective_model", collective_model(r));
+  const CommExposed& c = r.comm_exposed;
+  out.put("communication_exposed_s", "cp", c.cp.value());
+  out.put("communication_exposed_s", "dp", c.dp.value());
+  out.put("communication_exposed_s", "ep", c.ep.value());
+  out.put("communication_exposed_s", "pp", c.pp.value());
+  out.put("communication_exposed_s", "tp", c.tp.value());
+  out.put("", "critical_stage", r.critical_stage);
+  if (r.data_parallel.mode != DpMode::allreduce) out.put("", "data_parallel", data_parallel_json(s, r.data_parallel));
+  out.put("", "devices", r.devices);
+  out.put("", "engine", r.engine);
+  out.put("", "hardware_flops_per_step", r.hardware_flops_per_step);
+  out.put("", "hfu", r.hfu);
+  out.put("", "hw_tflops_per_device", r.hw_tflops_per_device);
+  const MemoryBreakdown& m = r.memory;
+  out.put("memory", "activations_bytes", m.activations.value());
+  out.put("memory", "capacity_bytes", r.memory_capacity.value());
+  out.put("memory", "fits", r.fits);
+  out.put("memory", "gradients_bytes", m.gradients.value());
+  out.put("memory", "headroom_bytes", r.memory_capacity.value() - m.total().value());
+  out.put("memory", "optimizer_bytes", m.optimizer.value());
+  out.put("memory", "other_bytes", m.other.value());
+  out.put("memory", "stage", r.memory_stage);
+  out.put("memory", "total_bytes", m.total().value());
+  out.put("memory", "weights_bytes", m.weights.value());
+  out.put("", "mfu", r.mfu);
+  out.put("", "microbatches", r.microbatches);
+  out.put("", "model_flops_per_step", r.model_flops_per_step);
+  if (!s.model.notes.empty()) out.put("", "model_notes", s.model.notes);
   if (s.model.moe.enabled()) {
     const ParallelismSpec& p = s.parallelism;
-    j["moe"] = {{"num_experts", s.model.moe.num_experts},
-                {"top_k", s.model.moe.top_k},
-                {"ep", p.ep},
-                {"etp", p.etp},
-                {"expert_dp", p.tp * p.cp * p.dp / (p.ep * p.etp)},
-                {"load_imbalance", r.graph ? r.graph->moe_load : 1.0},
-                {"all_to_all_per_layer_pass_s", r.graph ? r.graph->moe_all_to_all.value() : 0.0},
-                {"total_parameters", parameter_count(s.model).total()},
-                {"active_parameters", active_parameters(s.model)}};
+    out.put("", "moe",
+            {{"num_experts", s.model.moe.num_experts},
+             {"top_k", s.model.moe.top_k},
+             {"ep", p.ep},
+             {"etp", p.etp},
+             {"expert_dp", p.tp * p.cp * p.dp / (p.ep * p.etp)},
+             {"load_imbalance", r.graph ? r.graph->moe_load : 1.0},
+             {"all_to_all_per_layer_pass_s", r.graph ? r.graph->moe_all_to_all.value() : 0.0},
+             {"total_parameters", parameter_count(s.model).total()},
+             {"active_parameters", active_parameters(s.model)}});
   }
-  if (s.cluster.network.slices > 1) j["multi_slice"] = multi_slice_json(s);
+  if (s.cluster.network.slices > 1) out.put("", "multi_slice", multi_slice_json(s));
+  // Compute time the critical stage loses to collectives hidden under it (SM and HBM sharing).
+  out.put("", "overlap_slowdown_s", r.stages[static_cast<std::size_t>(r.critical_stage)].overlap_slowdown.value());
+  out.put("", "step_time_s", r.step_time.value());
+  if (!s.stragglers.empty()) {
+    // Link stragglers only act through contention, which the analytic engine does not model.
+    out.put("", "stragglers",
+            {{"devices", s.stragglers.devices.size()},
+             {"slowest_device_speed", slowest_speed(s.stragglers)},
+             {"links", s.stragglers.links.size()},
+             {"links_modelled", r.engine == "flow"}});
+  }
+  out.put("", "tflops_per_device", r.tflops_per_device);
+  out.put("", "tokens_per_s", r.tokens_per_s);
+  out.put("", "tokens_per_step", r.tokens_per_step);
   if (r.streaming) {
     const StreamingResult& x = *r.streaming;
-    j["weight_streaming"] = {{"bound", x.stream_bound() ? "streaming" : "compute"},
-                             {"compute_s", x.compute.value()},
-                             {"streaming_s", x.streaming.value()},
-                             {"exposed_s", x.exposed.value()},
-                             {"boundary_s", x.boundary.value()},
-                             {"passes", 2 * x.microbatches},
-                             {"bandwidth_bytes_per_s", x.bandwidth.value()},
-                             {"bandwidth_assumed_from_nics", s.cluster.node.weight_streaming->bandwidth_derived},
-                             {"weights_per_pass_bytes", x.weights.value()},
-                             {"memoryx_bytes", x.memoryx.value()},
-                             {"memoryx_capacity_bytes", x.memoryx_capacity.value()},
-                             {"memoryx_fits", x.memoryx <= x.memoryx_capacity}};
+    out.put("", "weight_streaming",
+            {{"bound", x.stream_bound() ? "streaming" : "compute"},
+             {"compute_s", x.compute.value()},
+             {"streaming_s", x.streaming.value()},
+             {"exposed_s", x.exposed.value()},
+             {"boundary_s", x.boundary.value()},
+             {"passes", 2 * x.microbatches},
+             {"bandwidth_bytes_per_s", x.bandwidth.value()},
+             {"bandwidth_assumed_from_nics", s.cluster.node.weight_streaming->bandwidth_derived},
+             {"weights_per_pass_bytes", x.weights.value()},
+             {"memoryx_bytes", x.memoryx.value()},
+             {"memoryx_capacity_bytes", x.memoryx_capacity.value()},
+             {"memoryx_fits", x.memoryx <= x.memoryx_capacity}});
   }
+}
+
+nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool include_inputs, bool include_stages) {
+  nlohmann::json j;
+  JsonSink sink(j);
+  step_report_fields(s, r, sink);
   if (include_stages) {
     nlohmann::json stages = nlohmann::json::array();
     for (const StageSummary& st : r.stages) {
@@ -264,14 +283,6 @@ nlohmann::json step_report_json(const Scenario& s, const StepResult& r, bool inc
                         {"memory_total_bytes", st.memory.total().value()}});
     }
     j["stages"] = std::move(stages);
-  }
-  if (r.data_parallel.mode != DpMode::allreduce) j["data_parallel"] = data_parallel_json(s, r.data_parallel);
-  if (!s.stragglers.empty()) {
-    // Link stragglers only act through contention, which the analytic engine does not model.
-    j["stragglers"] = {{"devices", s.stragglers.devices.size()},
-                       {"slowest_device_speed", slowest_speed(s.stragglers)},
-                       {"links", s.stragglers.links.size()},
-                       {"links_modelled", r.engine == "flow"}};
   }
   if (include_inputs) j["experiment"] = config::scenario_to_json(s);
   return j;
