@@ -22,7 +22,10 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <string_view>
+#include <type_traits>
 
 #include "models/precision.hpp"
 #include "models/training_options.hpp"
@@ -103,12 +106,37 @@ struct Kernel {
 
 /// Up to 64 kernels of one layer pass (fixed capacity: no allocation in sweeps).
 struct LayerKernels {
-  std::array<Kernel, 64> items{};
+  static constexpr int kCapacity = 64;
+  // Room for kCapacity kernels, of which items[0, count) are constructed (by add()). A list is built
+  // per layer pass, a dozen times per step graph; a value-initialised array constructed every slot
+  // (64 x 176 bytes, ~11 KiB of stores per list) for the handful of kernels a pass has. In an anonymous
+  // union the slots stay unconstructed until added; copies copy the added kernels only.
+  union {
+    Kernel items[kCapacity];
+  };
   int count = 0;
-  void add(const Kernel& k) { items.at(static_cast<std::size_t>(count++)) = k; }
-  [[nodiscard]] const Kernel* begin() const { return items.data(); }
-  [[nodiscard]] const Kernel* end() const { return items.data() + count; }
+
+  LayerKernels() {}  // NOLINT: the slots are constructed by add()
+  LayerKernels(const LayerKernels& o) : count(o.count) {
+    for (int i = 0; i < count; ++i) std::construct_at(&items[i], o.items[i]);
+  }
+  LayerKernels& operator=(const LayerKernels& o) {
+    if (this != &o) {
+      count = o.count;
+      for (int i = 0; i < count; ++i) std::construct_at(&items[i], o.items[i]);
+    }
+    return *this;
+  }
+  ~LayerKernels() {}  // Kernel is trivially destructible
+  void add(const Kernel& k) {
+    if (count >= kCapacity) throw std::out_of_range("LayerKernels: more than 64 kernels in one layer pass");
+    std::construct_at(&items[count], k);
+    ++count;
+  }
+  [[nodiscard]] const Kernel* begin() const { return items; }
+  [[nodiscard]] const Kernel* end() const { return items + count; }
 };
+static_assert(std::is_trivially_destructible_v<Kernel> && std::is_trivially_copyable_v<Kernel>);
 
 /// One GEMM M x N x K computing at `p` (inputs at p's width), its output `out_bytes` per element.
 Kernel gemm_kernel(std::string_view name, double m, double n, double k, Precision p, double out_bytes);
