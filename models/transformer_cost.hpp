@@ -174,6 +174,10 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
 /// `weight_grad` selects the W half (for zero-bubble schedules); `input_grad` the B half.
 LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
                                     bool weight_grad, LayerKind kind = LayerKind::dense);
+/// The same from the layer's forward kernels `fwd` = layer_forward_kernels(m, s, kind), built once by a
+/// caller that needs them anyway (the op cost model derives three backward lists from one forward list).
+LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, const LayerKernels& fwd,
+                                    bool input_grad, bool weight_grad, LayerKind kind = LayerKind::dense);
 
 /// Tensor-parallel collectives of one layer pass on one TP rank (Megatron column/row splits, Shoeybi et al.
 /// 2019 §3; Korthikanti et al. 2022 §4.2.2 for sequence parallelism). The backward pass issues the same
@@ -195,6 +199,8 @@ LayerKernels embedding_forward_kernels(const TransformerSpec& m, const LayerShap
 LayerKernels head_forward_kernels(const TransformerSpec& m, const LayerShape& s);
 LayerKernels head_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
                                    bool weight_grad);
+/// The same from `fwd` = head_forward_kernels(m, s).
+LayerKernels head_backward_kernels(const LayerKernels& fwd, bool input_grad, bool weight_grad);
 
 /// Parameter counts (whole model, no sharding).
 struct ParameterCount {

@@ -328,3 +328,35 @@ TEST_CASE("LayerKernels holds exactly the kernels added, through copies and assi
   CHECK_THROWS_AS(full.add(fwd.begin()[0]), std::out_of_range);
   CHECK(full.count == LayerKernels::kCapacity);
 }
+
+// The op cost model derives its backward kernel lists from the forward list it has already built (one
+// forward list per layer kind and one for the head, not one per backward list): each backward op's
+// kernel time must still be the time of layer_backward_kernels / head_backward_kernels built from
+// scratch for that layer kind (a dense list handed to a MoE layer would differ).
+TEST_CASE("the op cost model's backward kernels are those of each layer kind, built from scratch") {
+  Scenario s;
+  s.name = "mixtral";
+  s.cluster.name = "8-dgx-h100";
+  s.cluster.node = config::load_node(catalog(), "dgx-h100");
+  s.cluster.nodes = 1;
+  s.model = config::load_model(catalog(), "mixtral-8x7b");
+  s.parallelism.dp = 8;
+  s.training.global_batch = 64;
+  s.training.seq_len = 4096;
+  const OpCostModel model(s);
+  const DeviceSpec& dev = s.cluster.node.device;
+  const Seconds op = dev.efficiency.op_overhead;
+  const LayerShape& shape = model.shape();
+  for (const LayerKind kind : {LayerKind::dense, LayerKind::moe}) {
+    INFO("moe layer: " << (kind == LayerKind::moe));
+    const ChunkRole one{1, kind == LayerKind::moe ? 1 : 0, false, false, 0};
+    const ChunkCosts c = model.chunk_costs(one);
+    const Seconds weight = kernels_time(dev, layer_backward_kernels(s.model, shape, false, true, kind)).total;
+    CHECK(c.backward_weight.compute.value() == (weight + op).value());
+    CHECK(c.backward_weight.compute.value() != 0.0);
+  }
+  // The head: W half of the last stage's backward on top of a zero-layer chunk.
+  const ChunkRole head{0, 0, false, true, 0};
+  const Seconds head_weight = kernels_time(dev, head_backward_kernels(s.model, shape, false, true)).total;
+  CHECK(model.chunk_costs(head).backward_weight.compute.value() == (head_weight + op).value());
+}
