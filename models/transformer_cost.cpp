@@ -429,7 +429,11 @@ void add_backward_of(LayerKernels& out, const Kernel& f, bool input_grad, bool w
 
 LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
                                     bool weight_grad, LayerKind kind) {
-  const LayerKernels fwd = layer_forward_kernels(m, s, kind);
+  return layer_backward_kernels(m, s, layer_forward_kernels(m, s, kind), input_grad, weight_grad, kind);
+}
+
+LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, const LayerKernels& fwd,
+                                    bool input_grad, bool weight_grad, LayerKind kind) {
   LayerKernels out;
   for (const Kernel& f : fwd) {
     add_backward_of(out, f, input_grad, weight_grad);
@@ -465,7 +469,10 @@ LayerKernels head_forward_kernels(const TransformerSpec& m, const LayerShape& s)
 
 LayerKernels head_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
                                    bool weight_grad) {
-  const LayerKernels fwd = head_forward_kernels(m, s);
+  return head_backward_kernels(head_forward_kernels(m, s), input_grad, weight_grad);
+}
+
+LayerKernels head_backward_kernels(const LayerKernels& fwd, bool input_grad, bool weight_grad) {
   LayerKernels out;
   for (const Kernel& f : fwd) add_backward_of(out, f, input_grad, weight_grad);
   return out;

@@ -22,7 +22,10 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <string_view>
+#include <type_traits>
 
 #include "models/precision.hpp"
 #include "models/training_options.hpp"
@@ -103,12 +106,37 @@ struct Kernel {
 
 /// Up to 64 kernels of one layer pass (fixed capacity: no allocation in sweeps).
 struct LayerKernels {
-  std::array<Kernel, 64> items{};
+  static constexpr int kCapacity = 64;
+  // Room for kCapacity kernels, of which items[0, count) are constructed (by add()). A list is built
+  // per layer pass, a dozen times per step graph; a value-initialised array constructed every slot
+  // (64 x 176 bytes, ~11 KiB of stores per list) for the handful of kernels a pass has. In an anonymous
+  // union the slots stay unconstructed until added; copies copy the added kernels only.
+  union {
+    Kernel items[kCapacity];
+  };
   int count = 0;
-  void add(const Kernel& k) { items.at(static_cast<std::size_t>(count++)) = k; }
-  [[nodiscard]] const Kernel* begin() const { return items.data(); }
-  [[nodiscard]] const Kernel* end() const { return items.data() + count; }
+
+  LayerKernels() {}  // NOLINT: the slots are constructed by add()
+  LayerKernels(const LayerKernels& o) : count(o.count) {
+    for (int i = 0; i < count; ++i) std::construct_at(&items[i], o.items[i]);
+  }
+  LayerKernels& operator=(const LayerKernels& o) {
+    if (this != &o) {
+      count = o.count;
+      for (int i = 0; i < count; ++i) std::construct_at(&items[i], o.items[i]);
+    }
+    return *this;
+  }
+  ~LayerKernels() {}  // Kernel is trivially destructible
+  void add(const Kernel& k) {
+    if (count >= kCapacity) throw std::out_of_range("LayerKernels: more than 64 kernels in one layer pass");
+    std::construct_at(&items[count], k);
+    ++count;
+  }
+  [[nodiscard]] const Kernel* begin() const { return items; }
+  [[nodiscard]] const Kernel* end() const { return items + count; }
 };
+static_assert(std::is_trivially_destructible_v<Kernel> && std::is_trivially_copyable_v<Kernel>);
 
 /// One GEMM M x N x K computing at `p` (inputs at p's width), its output `out_bytes` per element.
 Kernel gemm_kernel(std::string_view name, double m, double n, double k, Precision p, double out_bytes);
@@ -146,6 +174,10 @@ LayerKernels layer_forward_kernels(const TransformerSpec& m, const LayerShape& s
 /// `weight_grad` selects the W half (for zero-bubble schedules); `input_grad` the B half.
 LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
                                     bool weight_grad, LayerKind kind = LayerKind::dense);
+/// The same from the layer's forward kernels `fwd` = layer_forward_kernels(m, s, kind), built once by a
+/// caller that needs them anyway (the op cost model derives three backward lists from one forward list).
+LayerKernels layer_backward_kernels(const TransformerSpec& m, const LayerShape& s, const LayerKernels& fwd,
+                                    bool input_grad, bool weight_grad, LayerKind kind = LayerKind::dense);
 
 /// Tensor-parallel collectives of one layer pass on one TP rank (Megatron column/row splits, Shoeybi et al.
 /// 2019 §3; Korthikanti et al. 2022 §4.2.2 for sequence parallelism). The backward pass issues the same
@@ -167,6 +199,8 @@ LayerKernels embedding_forward_kernels(const TransformerSpec& m, const LayerShap
 LayerKernels head_forward_kernels(const TransformerSpec& m, const LayerShape& s);
 LayerKernels head_backward_kernels(const TransformerSpec& m, const LayerShape& s, bool input_grad,
                                    bool weight_grad);
+/// The same from `fwd` = head_forward_kernels(m, s).
+LayerKernels head_backward_kernels(const LayerKernels& fwd, bool input_grad, bool weight_grad);
 
 /// Parameter counts (whole model, no sharding).
 struct ParameterCount {

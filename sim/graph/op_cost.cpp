@@ -273,9 +273,11 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   embed_bwd_ = OpCost{};
   embed_bwd_.compute = memory_pass_time(dev, Bytes(2.0 * tokens * m.hidden * e));
 
-  head_fwd_ = from_kernels(dev, head_forward_kernels(m, shape_));
-  head_bwd_input_ = from_kernels(dev, head_backward_kernels(m, shape_, true, false));
-  head_bwd_weight_ = from_kernels(dev, head_backward_kernels(m, shape_, false, true));
+  // The head's forward kernels built once; its two backward lists derive from them.
+  const LayerKernels head_fwd_kernels = head_forward_kernels(m, shape_);
+  head_fwd_ = from_kernels(dev, head_fwd_kernels);
+  head_bwd_input_ = from_kernels(dev, head_backward_kernels(head_fwd_kernels, true, false));
+  head_bwd_weight_ = from_kernels(dev, head_backward_kernels(head_fwd_kernels, false, true));
   if (par.tp > 1) {
     // Vocab-parallel cross-entropy: three small all-reduces (max, sum of exp, target logit) of T floats.
     const Bytes small(4.0 * tokens);
@@ -473,7 +475,8 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
   recompute.recompute = recompute.compute;
 
   const auto backward_part = [&](bool input, bool weight) {
-    const LayerKernels ks = layer_backward_kernels(m, shape_, input, weight, kind);
+    // From the forward kernels above (the same list layer_backward_kernels would build again).
+    const LayerKernels ks = layer_backward_kernels(m, shape_, fwd, input, weight, kind);
     OpCost b = from_kernels(dev, ks);
     const OpCost kernels = b;
     if (input) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <stdexcept>
 
 #include "models/roofline.hpp"
 #include "sim/config/catalog_entries.hpp"
@@ -282,4 +283,80 @@ TEST_CASE("load-balanced causal context parallelism: each rank executes exactly 
     CHECK(fa.model_flops.value() == Approx(2.0 * fa.exec_flops.value()));  // full-square model FLOPs
     CHECK(fa.attn_keys == Approx(0.5 * s / cp));
   }
+}
+
+// LayerKernels keeps its 64 slots unconstructed until add() (no value-initialised array per list):
+// begin()/end() must give exactly the kernels added, copies and assignments must carry exactly those,
+// and a 65th kernel must be refused rather than written past the end.
+TEST_CASE("LayerKernels holds exactly the kernels added, through copies and assignments") {
+  const TransformerSpec m = gpt(24, 4096, 32);
+  LayerShape shape;
+  shape.micro_batch = 2;
+  shape.seq_len = 2048;
+  shape.tp = 2;
+  const LayerKernels fwd = layer_forward_kernels(m, shape);
+  REQUIRE(fwd.count > 4);
+  const auto same = [](const Kernel& a, const Kernel& b) {
+    return a.name == b.name && a.cls == b.cls && a.model_flops.value() == b.model_flops.value() &&
+           a.exec_flops.value() == b.exec_flops.value() && a.bytes.value() == b.bytes.value() && a.m == b.m &&
+           a.n == b.n && a.k == b.k && a.attention_core == b.attention_core;
+  };
+  // A copy, and an assignment over a longer list: the same kernels, in order, and no more.
+  const LayerKernels copy = fwd;  // NOLINT(performance-unnecessary-copy-initialization): the copy is tested
+  LayerKernels longer;
+  for (int i = 0; i < fwd.count + 3; ++i) longer.add(gemm_kernel("filler", 1, 1, 1, Precision::bf16, 2.0));
+  longer = fwd;
+  for (const LayerKernels* l : std::array<const LayerKernels*, 2>{&copy, &longer}) {
+    REQUIRE(l->count == fwd.count);
+    REQUIRE(l->end() - l->begin() == fwd.count);
+    for (int i = 0; i < fwd.count; ++i) CHECK(same(l->begin()[i], fwd.begin()[i]));
+  }
+  // The costs of the copy are the original's, bit for bit.
+  const DeviceSpec dev = dgx_a100_cluster(1).node.device;
+  CHECK(kernels_time(dev, copy).total.value() == kernels_time(dev, fwd).total.value());
+  // Added one by one: each added kernel is the one read back.
+  LayerKernels built;
+  for (const Kernel& k : fwd) {
+    built.add(k);
+    CHECK(same(built.begin()[built.count - 1], k));
+  }
+  CHECK(built.count == fwd.count);
+  // Capacity: 64 kernels fit, the 65th is refused.
+  LayerKernels full;
+  for (int i = 0; i < LayerKernels::kCapacity; ++i) full.add(fwd.begin()[i % fwd.count]);
+  CHECK(full.count == LayerKernels::kCapacity);
+  CHECK_THROWS_AS(full.add(fwd.begin()[0]), std::out_of_range);
+  CHECK(full.count == LayerKernels::kCapacity);
+}
+
+// The op cost model derives its backward kernel lists from the forward list it has already built (one
+// forward list per layer kind and one for the head, not one per backward list): each backward op's
+// kernel time must still be the time of layer_backward_kernels / head_backward_kernels built from
+// scratch for that layer kind (a dense list handed to a MoE layer would differ).
+TEST_CASE("the op cost model's backward kernels are those of each layer kind, built from scratch") {
+  Scenario s;
+  s.name = "mixtral";
+  s.cluster.name = "8-dgx-h100";
+  s.cluster.node = config::load_node(catalog(), "dgx-h100");
+  s.cluster.nodes = 1;
+  s.model = config::load_model(catalog(), "mixtral-8x7b");
+  s.parallelism.dp = 8;
+  s.training.global_batch = 64;
+  s.training.seq_len = 4096;
+  const OpCostModel model(s);
+  const DeviceSpec& dev = s.cluster.node.device;
+  const Seconds op = dev.efficiency.op_overhead;
+  const LayerShape& shape = model.shape();
+  for (const LayerKind kind : {LayerKind::dense, LayerKind::moe}) {
+    INFO("moe layer: " << (kind == LayerKind::moe));
+    const ChunkRole one{1, kind == LayerKind::moe ? 1 : 0, false, false, 0};
+    const ChunkCosts c = model.chunk_costs(one);
+    const Seconds weight = kernels_time(dev, layer_backward_kernels(s.model, shape, false, true, kind)).total;
+    CHECK(c.backward_weight.compute.value() == (weight + op).value());
+    CHECK(c.backward_weight.compute.value() != 0.0);
+  }
+  // The head: W half of the last stage's backward on top of a zero-layer chunk.
+  const ChunkRole head{0, 0, false, true, 0};
+  const Seconds head_weight = kernels_time(dev, head_backward_kernels(s.model, shape, false, true)).total;
+  CHECK(model.chunk_costs(head).backward_weight.compute.value() == (head_weight + op).value());
 }
