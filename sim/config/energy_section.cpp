@@ -369,15 +369,15 @@ struct FatTreeShape {
   double radix = 0.0;
   long long endpoints = 0;
   std::string name;
-  Watts switch_port{0};
-  Watts optics_port{0};
+  std::string switch_port;  // fmt_w of the catalog's switch and optics power per port
+  std::string optics_port;
 };
 
 std::string fat_tree_note(const FatTreeShape& f, double ports_per_nic) {
   return fmt::format(
       "network: {}-tier fat tree of radix-{} switches for {} NICs, {:.3g} ports per NIC at {} + {} "
       "optics (energy catalog {})",
-      f.tiers, f.radix, f.endpoints, ports_per_nic, fmt_w(f.switch_port), fmt_w(f.optics_port), f.name);
+      f.tiers, f.radix, f.endpoints, ports_per_nic, f.switch_port, f.optics_port, f.name);
 }
 
 // The problems EnergySpec::validate() finds, one diagnostic per field not already reported.
@@ -572,7 +572,7 @@ class EnergyReader {
     int tiers = 1;
     while (tiers < 8 && 2.0 * std::pow(radix / 2.0, tiers) < static_cast<double>(endpoints)) ++tiers;
     n.ports_per_nic = fat_tree_ports_per_endpoint(tiers, c.network.oversubscription);
-    fat_tree_ = FatTreeShape{tiers, radix, endpoints, name, n.switch_port, n.optics_port};
+    fat_tree_ = FatTreeShape{tiers, radix, endpoints, name, fmt_w(n.switch_port), fmt_w(n.optics_port)};
     fat_tree_note_ = spec_.defaults_used.size();
     note(fat_tree_note(*fat_tree_, n.ports_per_nic));
     return n;
@@ -744,7 +744,8 @@ class EnergyReader {
   std::size_t fat_tree_note_ = 0;
 };
 
-// The default energy section of a scenario without one, memoised per catalog. Without an /energy
+// The default energy section of a scenario without one, memoised per catalog (memoisation: Michie,
+// "Memo functions and machine learning", Nature 218, 1968; docs/energy.md). Without an /energy
 // section, EnergyReader::read(nullptr) consults exactly: the energy catalog directory, the device name
 // (device_has_entry() guarantees a catalog entry, so neither its TDP nor its idle power), the node's name,
 // NIC count and host power, the cluster's node count and topology, and (network_default) the
@@ -771,6 +772,8 @@ struct DefaultsMemo {
 };
 struct EnergyDefaultsCache {
   std::map<DefaultsKey, DefaultsMemo> entries;
+  // energy_catalog_dir of the catalog's roots (fixed for a catalog), found once.
+  std::optional<std::optional<fs::path>> roots_dir;
 };
 
 std::optional<EnergySpec> default_energy(const Scenario& s, ReadContext& ctx) {
@@ -790,7 +793,11 @@ std::optional<EnergySpec> default_energy(const Scenario& s, ReadContext& ctx) {
   std::shared_ptr<void>& slot = catalog->derived("energy_defaults");
   if (!slot) slot = std::make_shared<EnergyDefaultsCache>();
   auto& cache = *static_cast<EnergyDefaultsCache*>(slot.get());
-  const std::optional<fs::path> dir = energy_dir(ctx);
+  if (!cache.roots_dir) cache.roots_dir = energy_catalog_dir(catalog->paths());
+  // energy_dir(ctx): the roots' directory, else the one next to the document.
+  const std::optional<fs::path> origin_dir =
+      *cache.roots_dir ? std::nullopt : energy_catalog_dir(ctx.origin());
+  const std::optional<fs::path>& dir = *cache.roots_dir ? *cache.roots_dir : origin_dir;
   const ClusterSpec& c = s.cluster;
   DefaultsKey key{dir.has_value(),
                   dir ? dir->native() : std::string(),
