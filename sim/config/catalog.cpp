@@ -45,6 +45,12 @@ std::string_view singular(CatalogKind kind) {
 
 Catalog::Catalog(CatalogPaths paths) : paths_(std::move(paths)) {}
 
+std::shared_ptr<void>& Catalog::derived(std::string_view tag) {
+  auto it = derived_.slots.find(tag);
+  if (it == derived_.slots.end()) it = derived_.slots.emplace(std::string(tag), nullptr).first;
+  return it->second;
+}
+
 bool Catalog::is_path_reference(std::string_view reference) {
   return reference.find('/') != std::string_view::npos || reference.ends_with(".json");
 }

@@ -62,7 +62,25 @@ class Catalog {
 
   [[nodiscard]] const CatalogPaths& paths() const { return paths_; }
 
+  /// A slot, by tag, for values derived from the files this catalog parsed (the energy defaults of a
+  /// device and node, sim/config/energy_section.cpp): it lives exactly as long as the parse cache, so a
+  /// derived value never outlives the parsed content it came from. A copy of the catalog starts empty.
+  std::shared_ptr<void>& derived(std::string_view tag);
+
  private:
+  struct Derived {
+    std::map<std::string, std::shared_ptr<void>, std::less<>> slots;
+    Derived() = default;
+    Derived(const Derived&) {}
+    Derived(Derived&&) noexcept = default;
+    Derived& operator=(const Derived&) {
+      slots.clear();
+      return *this;
+    }
+    Derived& operator=(Derived&&) noexcept = default;
+    ~Derived() = default;
+  };
+  Derived derived_;
   CatalogPaths paths_;
   std::map<std::string, nlohmann::json, std::less<>> cache_;
   std::map<std::string, const nlohmann::json*, std::less<>> by_given_path_;  // load()'s argument as given

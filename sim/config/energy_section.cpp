@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <tuple>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -358,6 +362,32 @@ std::optional<fs::path> energy_dir(const ReadContext& ctx) {
   return energy_catalog_dir(ctx.origin());
 }
 
+// The catalog-derived shape of the default fat tree (network_default): with the cluster's
+// oversubscription it gives the switch ports per NIC and the network assumption line.
+struct FatTreeShape {
+  int tiers = 1;
+  double radix = 0.0;
+  long long endpoints = 0;
+  std::string name;
+  std::string switch_port;  // fmt_w of the catalog's switch and optics power per port
+  std::string optics_port;
+};
+
+std::string fat_tree_note(const FatTreeShape& f, double ports_per_nic) {
+  return fmt::format(
+      "network: {}-tier fat tree of radix-{} switches for {} NICs, {:.3g} ports per NIC at {} + {} "
+      "optics (energy catalog {})",
+      f.tiers, f.radix, f.endpoints, ports_per_nic, f.switch_port, f.optics_port, f.name);
+}
+
+// The problems EnergySpec::validate() finds, one diagnostic per field not already reported.
+void report_problems(const EnergySpec& spec, ReadContext& ctx) {
+  for (const FieldProblem& p : spec.validate()) {
+    const std::string pointer = std::string(kSection) + energy_field_pointer(p.field);
+    if (!ctx.failed(pointer)) ctx.error(pointer, p.message);
+  }
+}
+
 class EnergyReader {
  public:
   EnergyReader(const Scenario& s, ReadContext& ctx)
@@ -385,12 +415,14 @@ class EnergyReader {
       r_->accept("source");
       r_->accept("sources");
     }
-    for (const FieldProblem& p : spec_.validate()) {
-      const std::string pointer = std::string(kSection) + energy_field_pointer(p.field);
-      if (!ctx_.failed(pointer)) ctx_.error(pointer, p.message);
-    }
+    report_problems(spec_, ctx_);
     return spec_;
   }
+
+  // After read(): the default fat tree's shape when network_default() built one, and the index of its
+  // line in defaults_used.
+  [[nodiscard]] const std::optional<FatTreeShape>& fat_tree() const { return fat_tree_; }
+  [[nodiscard]] std::size_t fat_tree_note_index() const { return fat_tree_note_; }
 
  private:
   const json* find(std::string_view key) { return r_ == nullptr ? nullptr : r_->find(key); }
@@ -540,10 +572,9 @@ class EnergyReader {
     int tiers = 1;
     while (tiers < 8 && 2.0 * std::pow(radix / 2.0, tiers) < static_cast<double>(endpoints)) ++tiers;
     n.ports_per_nic = fat_tree_ports_per_endpoint(tiers, c.network.oversubscription);
-    note(fmt::format(
-        "network: {}-tier fat tree of radix-{} switches for {} NICs, {:.3g} ports per NIC at {} + {} "
-        "optics (energy catalog {})",
-        tiers, radix, endpoints, n.ports_per_nic, fmt_w(n.switch_port), fmt_w(n.optics_port), name));
+    fat_tree_ = FatTreeShape{tiers, radix, endpoints, name, fmt_w(n.switch_port), fmt_w(n.optics_port)};
+    fat_tree_note_ = spec_.defaults_used.size();
+    note(fat_tree_note(*fat_tree_, n.ports_per_nic));
     return n;
   }
 
@@ -709,7 +740,91 @@ class EnergyReader {
   EnergyCatalog catalog_;
   ObjectReader* r_ = nullptr;
   EnergySpec spec_;
+  std::optional<FatTreeShape> fat_tree_;
+  std::size_t fat_tree_note_ = 0;
 };
+
+// The default energy section of a scenario without one, memoised per catalog (memoisation: Michie,
+// "Memo functions and machine learning", Nature 218, 1968; docs/energy.md). Without an /energy
+// section, EnergyReader::read(nullptr) consults exactly: the energy catalog directory, the device name
+// (device_has_entry() guarantees a catalog entry, so neither its TDP nor its idle power), the node's name,
+// NIC count and host power, the cluster's node count and topology, and (network_default) the
+// oversubscription. All but the oversubscription form the key; the oversubscription only sets the fat
+// tree's ports per NIC and its assumption line, re-derived per point with the same code (fat_tree_note).
+// A derivation that reported anything (a malformed catalog file, a spec that fails validate()) is not
+// stored, so every such point is read afresh and reports the same diagnostics. Sweeps build thousands
+// of points that differ only in patched fields (typed_patch.hpp); they now read the catalog once.
+struct DefaultsKey {
+  bool has_dir = false;
+  std::string dir;
+  std::string device;
+  std::string node;
+  int nics = 0;
+  std::uint64_t host_power_bits = 0;
+  int nodes = 0;
+  std::string topology;
+  auto operator<=>(const DefaultsKey&) const = default;
+};
+struct DefaultsMemo {
+  std::optional<EnergySpec> spec;  // none: the device has no catalog entry (no default energy section)
+  std::optional<FatTreeShape> fat_tree;
+  std::size_t fat_tree_note = 0;
+};
+struct EnergyDefaultsCache {
+  std::map<DefaultsKey, DefaultsMemo> entries;
+  // energy_catalog_dir of the catalog's roots (fixed for a catalog), found once.
+  std::optional<std::optional<fs::path>> roots_dir;
+};
+
+std::optional<EnergySpec> default_energy(const Scenario& s, ReadContext& ctx) {
+  const auto fresh = [&](DefaultsMemo& m) {
+    EnergyReader reader(s, ctx);
+    if (!reader.device_has_entry()) return;
+    m.spec = reader.read(nullptr);
+    m.fat_tree = reader.fat_tree();
+    m.fat_tree_note = reader.fat_tree_note_index();
+  };
+  Catalog* catalog = ctx.catalog();
+  if (catalog == nullptr) {  // no parse cache to tie the memo to
+    DefaultsMemo m;
+    fresh(m);
+    return std::move(m.spec);
+  }
+  std::shared_ptr<void>& slot = catalog->derived("energy_defaults");
+  if (!slot) slot = std::make_shared<EnergyDefaultsCache>();
+  auto& cache = *static_cast<EnergyDefaultsCache*>(slot.get());
+  if (!cache.roots_dir) cache.roots_dir = energy_catalog_dir(catalog->paths());
+  // energy_dir(ctx): the roots' directory, else the one next to the document.
+  const std::optional<fs::path> origin_dir =
+      *cache.roots_dir ? std::nullopt : energy_catalog_dir(ctx.origin());
+  const std::optional<fs::path>& dir = *cache.roots_dir ? *cache.roots_dir : origin_dir;
+  const ClusterSpec& c = s.cluster;
+  DefaultsKey key{dir.has_value(),
+                  dir ? dir->native() : std::string(),
+                  c.node.device.name,
+                  c.node.name,
+                  c.node.nics,
+                  std::bit_cast<std::uint64_t>(c.node.host_power.value()),
+                  c.nodes,
+                  c.network.topology};
+  if (auto it = cache.entries.find(key); it != cache.entries.end()) {
+    const DefaultsMemo& m = it->second;
+    if (!m.spec) return std::nullopt;
+    EnergySpec spec = *m.spec;
+    if (m.fat_tree) {
+      spec.network.ports_per_nic = fat_tree_ports_per_endpoint(m.fat_tree->tiers, c.network.oversubscription);
+      spec.defaults_used[m.fat_tree_note] = fat_tree_note(*m.fat_tree, spec.network.ports_per_nic);
+    }
+    report_problems(spec, ctx);
+    return spec;
+  }
+  const std::size_t before = ctx.diagnostics().size();
+  DefaultsMemo m;
+  fresh(m);
+  std::optional<EnergySpec> out = m.spec;
+  if (ctx.diagnostics().size() == before) cache.entries.emplace(std::move(key), std::move(m));
+  return out;
+}
 
 }  // namespace
 
@@ -748,8 +863,7 @@ SectionSpec energy_section() {
   spec.finish = [](Scenario& s, ReadContext& ctx) {
     // Pools: each pool's energy comes with the heterogeneous section (docs/heterogeneous.md).
     if (s.energy || !s.cluster.pools.empty()) return;
-    EnergyReader reader(s, ctx);
-    if (reader.device_has_entry()) s.energy = reader.read(nullptr);
+    s.energy = default_energy(s, ctx);
   };
   return spec;
 }

@@ -2,6 +2,9 @@
 // from JSON with the same override, and the cases it must leave to the JSON path are refused.
 #include "tests/catch.hpp"
 
+#include <set>
+#include <sstream>
+
 #include "config_test_support.hpp"
 #include "sim/config/scenario_json.hpp"
 #include "sim/config/typed_patch.hpp"
@@ -17,6 +20,26 @@ ResolvedDocument load_with(ExperimentLoader& loader, const std::string& experime
   ResolvedDocument doc = loader.load(experiment);
   apply_overrides(doc, sets, loader.catalog());
   return doc;
+}
+
+// Every field of the energy section a scenario carries (scenario_to_json leaves it out), exactly.
+std::string energy_text(const Scenario& s) {
+  if (!s.energy) return "none";
+  const EnergySpec& e = *s.energy;
+  std::ostringstream o;
+  o.precision(17);
+  o << e.device.device << ' ' << e.device.tdp.value();
+  for (DeviceState st : kAllDeviceStates)
+    o << ' ' << e.device.power[st].value() << ' ' << e.device.dvfs.clock_power_fraction[st] << ' '
+      << e.device.dvfs.clock_time_fraction[st];
+  o << ' ' << e.device.dvfs.exponent << ' ' << e.device.dvfs.min_clock_ratio << '|' << e.node.host.value() << ' '
+    << e.node.nic.value() << ' ' << e.node.nics << '|' << e.network.switch_port.value() << ' '
+    << e.network.optics_port.value() << ' ' << e.network.ports_per_nic << '|' << e.storage.checkpoint_io.value()
+    << ' ' << e.pue << ' ' << e.carbon_intensity.value() << ' ' << e.pricing.electricity.value() << ' '
+    << e.pricing.device_rental.has_value() << e.pricing.capital.has_value() << e.power_cap.has_value() << ' '
+    << e.power_cap_sweep.size();
+  for (const std::string& d : e.defaults_used) o << '\n' << d;
+  return o.str();
 }
 
 }  // namespace
@@ -80,4 +103,44 @@ TEST_CASE("the typed patch refuses what its fields' readers do not only copy", "
   CHECK_FALSE(enabled("gpt3-175b-a100-1024", {}, "/energy/pue"));  // no energy section
   CHECK_FALSE(enabled("two-jobs-halves", {}, "/cluster/network/oversubscription"));  // jobs
   CHECK_FALSE(enabled("llama2-13b-h100a100-hetero", {}, "/training/global_batch"));  // pools
+}
+
+// The default energy section is memoised per catalog (sim/config/energy_section.cpp, default_energy): a
+// point read with the memo must equal the point read by a fresh loader (empty memo), both for points
+// that share the memo's key (oversubscription, which re-derives the fat tree's ports per NIC and its
+// assumption line; tp, dp) and for points that change it (NIC count, another device and node).
+TEST_CASE("memoised energy defaults equal freshly read ones", "[config][typed][energy]") {
+  ExperimentLoader loader(bundled_catalog());
+  const ResolvedDocument doc = load_with(loader, "gpt3-175b-a100-1024");
+  const std::vector<std::string> pointers{"/cluster/network/oversubscription", "/parallelism/tp",
+                                          "/parallelism/dp"};
+  TypedPointBuilder typed(loader, doc, pointers);
+  REQUIRE(typed.enabled());
+  const auto fresh = [](const std::string& experiment, const std::vector<Override>& o) {
+    ExperimentLoader once(bundled_catalog());
+    const Scenario s = once.build(load_with(once, experiment), o);
+    return scenario_to_json(s).dump() + energy_text(s);
+  };
+  const auto text = [](const Scenario& s) { return scenario_to_json(s).dump() + energy_text(s); };
+  std::set<double> ports;
+  const std::vector<std::vector<std::string>> values{
+      {"1", "8", "16"}, {"2.5", "4", "32"}, {"7", "8", "16"}, {"1", "8", "16"}, {"11", "16", "8"}};
+  for (const auto& v : values) {
+    std::vector<Override> o;
+    for (std::size_t i = 0; i < pointers.size(); ++i) o.push_back({pointers[i], v[i]});
+    const std::optional<Scenario> patched = typed.build(o);
+    REQUIRE(patched.has_value());
+    REQUIRE(patched->energy.has_value());
+    ports.insert(patched->energy->network.ports_per_nic);
+    CHECK(text(*patched) == fresh("gpt3-175b-a100-1024", o));
+  }
+  CHECK(ports.size() == 4);  // the oversubscription values give different switch counts
+  CHECK(loader.catalog().derived("energy_defaults") != nullptr);  // the memo was used
+  // Points that change the key, read through the same (memoised) catalog.
+  const std::vector<Override> nics{{"/cluster/node/nics", "4"}, {"/cluster/network/oversubscription", "3"}};
+  CHECK(text(loader.build(doc, nics)) == fresh("gpt3-175b-a100-1024", nics));
+  for (const std::string experiment : {"llama2-70b-h100-512", "mixtral-8x7b-h100-64", "gpt3-175b-a100-1024"}) {
+    const Scenario s = loader.build(load_with(loader, experiment), {});
+    CHECK(text(s) == fresh(experiment, {}));
+  }
 }
