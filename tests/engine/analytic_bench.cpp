@@ -76,18 +76,7 @@ TEST_CASE("analytic engine throughput on an explicit rail-optimized fat-tree (to
 // Mixture-of-experts: Mixtral 8x7B on 64 H100 (TP1 PP4 EP8 DP16, ZeRO-1, 64 micro-batches per step).
 // Target: >= 5,000 configurations/s.
 TEST_CASE("analytic engine throughput for a MoE model (Mixtral 8x7B, EP8, 64 H100)", "[bench]") {
-  Scenario s;
-  s.name = "mixtral";
-  s.cluster.name = "8-dgx-h100";
-  s.cluster.node = config::load_node(catalog(), "dgx-h100");
-  s.cluster.nodes = 8;
-  s.model = config::load_model(catalog(), "mixtral-8x7b");
-  s.parallelism.pp = 4;
-  s.parallelism.dp = 16;
-  s.parallelism.ep = 8;
-  s.parallelism.zero_stage = 1;
-  s.training.global_batch = 1024;
-  s.training.seq_len = 4096;
+  Scenario s = mixtral_64_h100(1024);
   const int n = 2000;
   double sink = run_analytic(s).step_time.value();
   const auto t0 = std::chrono::steady_clock::now();

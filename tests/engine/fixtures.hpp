@@ -65,4 +65,21 @@ inline Scenario scenario(ClusterSpec c, TransformerSpec m, int tp, int pp, int m
   return s;
 }
 
+// Mixtral 8x7B on 64 H100 (8 DGX H100): TP1 PP4 EP8 DP16, ZeRO-1, 4K tokens.
+inline Scenario mixtral_64_h100(int global_batch) {
+  Scenario s;
+  s.name = "mixtral";
+  s.cluster.name = "8-dgx-h100";
+  s.cluster.node = config::load_node(catalog(), "dgx-h100");
+  s.cluster.nodes = 8;
+  s.model = config::load_model(catalog(), "mixtral-8x7b");
+  s.parallelism.pp = 4;
+  s.parallelism.dp = 16;
+  s.parallelism.ep = 8;
+  s.parallelism.zero_stage = 1;
+  s.training.global_batch = global_batch;
+  s.training.seq_len = 4096;
+  return s;
+}
+
 }  // namespace clustersim::testing

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "plan_test_support.hpp"
+#include "row_compare.hpp"
 #include "sim/engine/flow/flow_availability.hpp"
 #include "sim/plan/point_evaluator.hpp"
 #include "sim/plan/row_format.hpp"
@@ -96,19 +97,7 @@ TEST_CASE("a sweep's direct rows are the bytes of its rows from the report JSON"
     PointEvaluator direct(paths, doc, space), json(paths, doc, space);
     json.set_json_rows(true);
     const RowSchema schema = probe_schema(json, space);
-    for (const RowFormat f : {RowFormat::csv, RowFormat::jsonl}) {
-      const RowFormatter format(f, schema, space);
-      SweepRow a, b;
-      for (std::uint64_t i = 0; i < space.size(); ++i) {
-        direct.evaluate(i, a);
-        json.evaluate(i, b);
-        std::string ta, tb;
-        format.append(a, ta);
-        format.append(b, tb);
-        INFO(experiment << " point " << i << ": " << tb);
-        CHECK(ta == tb);
-      }
-    }
+    for (const RowFormat f : {RowFormat::csv, RowFormat::jsonl}) check_same_rows(direct, json, space, schema, f, experiment);
   };
   check("gpt3-175b-a100-1024", SweepSpace({parse_vary("/cluster/network/oversubscription=1,1.5,4"),
                                            parse_vary("/parallelism/tp=8,2,3")},

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "plan_test_support.hpp"
+#include "row_compare.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/plan/merge.hpp"
 #include "sim/plan/point_evaluator.hpp"
@@ -204,17 +205,7 @@ std::uint64_t check_typed_equals_json(const std::string& experiment, const Sweep
   PointEvaluator typed(job.paths, job.document, space), json(job.paths, job.document, space);
   json.set_typed_patch(false);
   const RowSchema schema = probe_schema(json, space);
-  const RowFormatter format(RowFormat::csv, schema, space);
-  SweepRow a, b;
-  for (std::uint64_t i = 0; i < space.size(); ++i) {
-    typed.evaluate(i, a);
-    json.evaluate(i, b);
-    std::string ta, tb;
-    format.append(a, ta);
-    format.append(b, tb);
-    INFO(experiment << " point " << i << ": " << tb);
-    CHECK(ta == tb);
-  }
+  check_same_rows(typed, json, space, schema, RowFormat::csv, experiment);
   CHECK(json.typed_points() == 0);
   return typed.typed_points();
 }
