@@ -822,7 +822,13 @@ std::optional<EnergySpec> default_energy(const Scenario& s, ReadContext& ctx) {
   DefaultsMemo m;
   fresh(m);
   std::optional<EnergySpec> out = m.spec;
-  if (ctx.diagnostics().size() == before) cache.entries.emplace(std::move(key), std::move(m));
+  if (ctx.diagnostics().size() == before) {
+    // Bounded: a sweep over node counts (or host powers) makes a new key per point; the memo keeps at most
+    // kMaxDefaultsMemo entries (≈ 1.5 KB each) and starts again when full, so memory stays flat.
+    constexpr std::size_t kMaxDefaultsMemo = 64;
+    if (cache.entries.size() >= kMaxDefaultsMemo) cache.entries.clear();
+    cache.entries.emplace(std::move(key), std::move(m));
+  }
   return out;
 }
 

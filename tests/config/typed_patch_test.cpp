@@ -143,4 +143,17 @@ TEST_CASE("memoised energy defaults equal freshly read ones", "[config][typed][e
     const Scenario s = loader.build(load_with(loader, experiment), {});
     CHECK(text(s) == fresh(experiment, {}));
   }
+  // More keys than the memo keeps (a sweep over node counts makes one per point): it starts again when
+  // full, and what it returns before, across and after that stays equal to a fresh read.
+  const ResolvedDocument llama = load_with(loader, "llama2-70b-h100-512");
+  const auto nodes = [](int k) {  // TP8 PP4 on 8-GPU nodes: dp = k
+    return std::vector<Override>{{"/cluster/nodes", std::to_string(4 * k)},
+                                 {"/training/global_batch", std::to_string(8 * k)}};
+  };
+  for (int k = 1; k <= 100; ++k) {
+    const Scenario s = loader.build(llama, nodes(k));
+    REQUIRE(s.energy.has_value());
+    if (k == 1 || k == 64 || k == 65 || k == 66 || k == 100) CHECK(text(s) == fresh("llama2-70b-h100-512", nodes(k)));
+  }
+  CHECK(text(loader.build(llama, nodes(1))) == fresh("llama2-70b-h100-512", nodes(1)));
 }
