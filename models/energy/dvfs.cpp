@@ -14,9 +14,12 @@ std::vector<FieldProblem> DvfsSpec::validate() const {
                                  "voltage scales with the clock), got {}",
                                  exponent)});
   }
-  if (!(min_clock_ratio > 0.0 && min_clock_ratio <= 1.0)) {
+  // At least 1 % of nominal: GPUs expose no lower application clock (≈ 0.1–0.15 of nominal on A100/H100),
+  // and a tiny ratio makes a capped state's duration factor 1 − σ + σ/r overflow (1e-320 gave infinite
+  // times and 0 B/s links in the power-cap what-if).
+  if (!(min_clock_ratio >= 0.01 && min_clock_ratio <= 1.0)) {
     out.push_back(
-        {"min_clock_ratio", fmt::format("minimum clock ratio must be in (0, 1], got {}", min_clock_ratio)});
+        {"min_clock_ratio", fmt::format("minimum clock ratio must be in [0.01, 1], got {}", min_clock_ratio)});
   }
   for (DeviceState s : kAllDeviceStates) {
     const double k = clock_power_fraction[s];

@@ -54,7 +54,7 @@ const Section kStateFractionSection{"energy_state_fractions", "/energy/device/dv
 
 constexpr Field kDvfsFields[] = {
     fraction_field("exponent", "power ~ clock^exponent"),
-    fraction_field("min_clock_ratio", "lowest clock a power cap may set, as a fraction of nominal"),
+    fraction_field("min_clock_ratio", "lowest clock a power cap may set, as a fraction of nominal (0.01 to 1)"),
     {.key = "clock_power_fraction",
      .kind = FieldKind::object,
      .doc = "share of each state's power that scales with clock",

@@ -58,6 +58,14 @@ TEST_CASE("invalid energy inputs are reported by the member at fault") {
     spec.device.dvfs.exponent = 4.0;
     CHECK(has_field(spec.validate(), "device.dvfs.exponent"));
   }
+  SECTION("DVFS minimum clock ratio below 1 % (a subnormal one made capped durations infinite)") {
+    spec.device.dvfs.min_clock_ratio = 1e-320;
+    CHECK(has_field(spec.validate(), "device.dvfs.min_clock_ratio"));
+    spec.device.dvfs.min_clock_ratio = 0.009;
+    CHECK(has_field(spec.validate(), "device.dvfs.min_clock_ratio"));
+    spec.device.dvfs.min_clock_ratio = 0.01;
+    CHECK_FALSE(has_field(spec.validate(), "device.dvfs.min_clock_ratio"));
+  }
   SECTION("DVFS fraction out of range") {
     spec.device.dvfs.clock_time_fraction[DeviceState::memory] = 1.5;
     CHECK(has_field(spec.validate(), "device.dvfs.clock_time_fraction[memory]"));
