@@ -501,15 +501,22 @@ ClusterSpec read_cluster(ObjectReader& r) {
       if (!r.context().failed(at)) r.context().error(at, p.message);
     }
     c.comm.topology = std::move(t);
-  } else if (countable && c.network.topology != "dragonfly") {
+  } else {
     // The fabric the fields imply is what every collective is costed on: its problems are the
     // cluster's (e.g. an oversubscription no switch radix up to 64 splits into whole ports).
-    for (const FieldProblem& p : derived_topology(c).validate()) {
+    for (const FieldProblem& p : implied_fabric_problems(c)) {
       const std::string at = r.pointer() + user_pointer(shape, topology_field_pointer(implied_by(c, p.field)));
       if (!r.context().failed(at)) r.context().error(at, p.message);
     }
   }
   return c;
+}
+
+std::vector<FieldProblem> implied_fabric_problems(const ClusterSpec& c) {
+  const bool countable = c.nodes >= 1 && c.node.devices_per_node >= 1 &&
+                         std::int64_t{c.nodes} * c.node.devices_per_node <= kMaxDevices;
+  if (!countable || c.network.topology == "dragonfly") return {};
+  return derived_topology(c).validate();
 }
 
 }  // namespace clustersim::config

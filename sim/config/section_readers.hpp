@@ -6,7 +6,10 @@
 // more than one section live in cross_checks.hpp.
 #pragma once
 
+#include <vector>
+
 #include "sim/config/object_reader.hpp"
+#include "sim/core/diagnostics.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace clustersim::config {
@@ -15,6 +18,9 @@ DeviceSpec read_device(ObjectReader& r);
 LinkSpec read_link(ObjectReader& r);
 NodeSpec read_node(ObjectReader& r);
 ClusterSpec read_cluster(ObjectReader& r);
+/// The problems of the fabric a cluster's keys imply (no explicit shape), which read_cluster reports:
+/// none when the device count is not countable or the network is a dragonfly (checked elsewhere).
+std::vector<FieldProblem> implied_fabric_problems(const ClusterSpec& c);
 TransformerSpec read_model(ObjectReader& r);
 
 /// `dp` is 0 when the key is absent (derived from the device count by finalize_scenario()).

@@ -8,7 +8,7 @@
 #include "sim/config/experiment_reader.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/config/sections.hpp"
-#include "topologies/derived_topology.hpp"
+#include "sim/config/section_readers.hpp"
 
 namespace clustersim::config {
 
@@ -48,12 +48,8 @@ std::string oversubscription_rule(const nlohmann::json&, const Scenario& s) {
 }
 
 bool store_oversubscription(Scenario& s, double v) {
-  ClusterSpec& c = s.cluster;
-  c.network.oversubscription = v;
-  const bool countable = c.nodes >= 1 && c.node.devices_per_node >= 1 &&
-                         std::int64_t{c.nodes} * c.node.devices_per_node <= kMaxDevices;
-  if (countable && c.network.topology != "dragonfly" && !derived_topology(c).validate().empty()) return false;
-  return true;
+  s.cluster.network.oversubscription = v;
+  return implied_fabric_problems(s.cluster).empty();
 }
 
 std::string global_batch_rule(const nlohmann::json& doc, const Scenario&) {
