@@ -96,12 +96,11 @@ void PredictionRowWriter::write(const Scenario& s, const Prediction& p, FlatMetr
   const std::size_t n = sink.count();
   emitted_.resize(n);
   // The sort order of the previous point holds when every key is the same (the usual case in a sweep).
-  if (!sink.same_keys() || n != last_count_ || order_.size() != n) {
+  if (!sink.same_keys() || order_.size() != n) {
     order_.resize(n);
     std::iota(order_.begin(), order_.end(), 0U);
     std::sort(order_.begin(), order_.end(),
               [this](std::uint32_t a, std::uint32_t b) { return emitted_[a].first < emitted_[b].first; });
-    last_count_ = n;
   }
   out.resize(n);
   for (std::size_t i = 0; i < n; ++i) {

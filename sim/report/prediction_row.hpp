@@ -31,7 +31,6 @@ class PredictionRowWriter {
  private:
   FlatMetrics emitted_;               // this point's pairs in emission order
   std::vector<std::uint32_t> order_;  // emitted_ indices in key order
-  std::size_t last_count_ = 0;        // pairs of the point order_ was computed for (0: none)
 };
 
 }  // namespace clustersim
