@@ -144,3 +144,33 @@ TEST_CASE("catalog references inside catalog entries are resolved", "[config][ca
   CHECK(where.file.ends_with("configs/devices/a100-sxm4-80gb.json"));
   CHECK(where.pointer == "/peak/bf16");
 }
+
+// NVIDIA B300 (HGX/DGX B300): dense peaks of NVIDIA's DGX B300 datasheet / HGX B300 table as reproduced in
+// stas00/ml-engineering 744d01e ("TFLOPS comparison table", row NVIDIA B300 SXM), 288 GB HBM3e at 8 TB/s and
+// 160 SMs (NVIDIA, "Inside NVIDIA Blackwell Ultra"), and a node of 8 GPUs on NVLink 5 (900 GB/s per direction)
+// with one 800 Gb/s ConnectX-8 per GPU (DGX B300 datasheet). The HGX part runs lower dense rates than the
+// GB300 superchip part, so its peaks are its own, not gb300's.
+TEST_CASE("the B300 entry carries its cited peaks and the DGX B300 node its NVLink and NICs", "[config][catalog]") {
+  Catalog catalog(bundled_catalog());
+  const DeviceSpec b300 = load_device(catalog, "b300");
+  CHECK(b300.peak.at(Precision::bf16).value() == Approx(2250e12));
+  CHECK(b300.peak.at(Precision::fp16).value() == Approx(2250e12));
+  CHECK(b300.peak.at(Precision::fp8).value() == Approx(4500e12));
+  CHECK(b300.peak.at(Precision::tf32).value() == Approx(1125e12));
+  CHECK(b300.peak.count(Precision::fp32) == 0);  // the cited sources disagree (75 vs 80): left out
+  CHECK(b300.memory_capacity.value() == Approx(288e9));
+  CHECK(b300.memory_bandwidth.value() == Approx(8e12));
+  CHECK(b300.sm_count == 160);
+  const DeviceSpec gb300 = load_device(catalog, "gb300");
+  CHECK(b300.sm_count == gb300.sm_count);  // same Blackwell Ultra die
+  CHECK(b300.peak.at(Precision::bf16).value() < gb300.peak.at(Precision::bf16).value());
+
+  const NodeSpec node = load_node(catalog, "dgx-b300");
+  CHECK(node.device.name == "b300");
+  CHECK(node.devices_per_node == 8);
+  CHECK(node.fabric == NodeFabric::nvswitch);
+  CHECK(node.nvlink_domain_devices == 0);  // the NVLink domain is the 8-GPU board
+  CHECK(node.intra.bandwidth.value() == Approx(900e9));
+  CHECK(node.nics == 8);
+  CHECK(node.nic.bandwidth.value() == Approx(800e9 / 8));
+}

@@ -65,9 +65,9 @@ TEST_CASE("FP8 speed-up of an 8192^3 GEMM with its input casts on H100 lies with
 
 // Blackwell entries carry the H100's GEMM ceiling (fitted on BF16 records) scaled by one public table of
 // measured matmul ceilings (stas00/ml-engineering 744d01e, compute/accelerator/README.md, "Maximum Achievable
-// Matmul FLOPS comparison table", BF16): H100 SXM 794.5, B200 SXM 1,745.0, GB200 SXM 1,822.0 TFLOP/s. Without
-// the scaling the model's ratios would be the dense-peak ratios, 2.28x and 2.53x.
-TEST_CASE("large BF16 GEMMs on B200 and GB200 run at the measured matmul-ceiling ratios to H100, not the peak ratios") {
+// Matmul FLOPS comparison table", BF16): H100 SXM 794.5, B200 SXM 1,745.0, GB200 SXM 1,822.0, B300 SXM 1,769.0
+// TFLOP/s. Without the scaling the model's ratios would be the dense-peak ratios, 2.28x, 2.53x and 2.28x.
+TEST_CASE("large BF16 GEMMs on B200, GB200 and B300 run at the measured matmul-ceiling ratios to H100, not the peak ratios") {
   const DeviceSpec h100 = device("h100-sxm5-80gb");
   const double n = 16384;
   const Kernel g = gemm_kernel("bf16", n, n, n, Precision::bf16, 2);
@@ -76,6 +76,7 @@ TEST_CASE("large BF16 GEMMs on B200 and GB200 run at the measured matmul-ceiling
                    1745.0 / 794.5, ratio("gb200"), 1822.0 / 794.5));
   CHECK(ratio("b200") == Approx(1745.0 / 794.5).epsilon(0.015));
   CHECK(ratio("gb200") == Approx(1822.0 / 794.5).epsilon(0.015));
+  CHECK(ratio("b300") == Approx(1769.0 / 794.5).epsilon(0.015));
   // GB200 runs matmuls only about 4 % faster than B200 although its dense peak is 11 % higher.
   CHECK(ratio("gb200") / ratio("b200") < 1.06);
 }
@@ -137,6 +138,10 @@ TEST_CASE("the exponential-unit term: GB300 attention beats GB200's by the doubl
   const auto rate = [&](const DeviceSpec& d) { return share_of_peak(d) * d.peak_for(Precision::bf16).value(); };
   CHECK(gb300.efficiency.attention_half_head_dim == Approx(2500.0 / (4 * 10.7)).epsilon(0.01));
   CHECK(gb200.efficiency.attention_half_head_dim == Approx(2500.0 / (4 * 5.0)).epsilon(0.01));
+  // The HGX parts take their superchip part's ratio (both rates scale with the clock): B200 = GB200,
+  // B300 = GB300.
+  CHECK(device("b200").efficiency.attention_half_head_dim == gb200.efficiency.attention_half_head_dim);
+  CHECK(device("b300").efficiency.attention_half_head_dim == gb300.efficiency.attention_half_head_dim);
   // +30 ... +45 % (128/186.4 vs 128/253 gives +36 %; the reported FP8 gain about +35 %).
   CHECK(rate(gb300) / rate(gb200) > 1.30);
   CHECK(rate(gb300) / rate(gb200) < 1.45);

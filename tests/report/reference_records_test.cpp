@@ -153,13 +153,16 @@ TEST_CASE("architecture comes from the record or the named catalog model, never 
   CHECK(s.skipped.front().reason.find("model.layers not stated") != std::string::npos);
 }
 
-TEST_CASE("accelerators map to nodes by exact name; B200 and H800 predict, an unlisted name is skipped") {
+TEST_CASE("accelerators map to nodes by exact name; B200, B300 and H800 predict, an unlisted name is skipped") {
   json r = base_record();
   r["hardware"]["accelerator"] = "NVIDIA B200";
   CHECK(only_case(read(r)).experiment["cluster"]["node"] == "dgx-b200");
   r["hardware"]["accelerator"] = "NVIDIA H800";
   CHECK(only_case(read(r)).experiment["cluster"]["node"] == "hgx-h800");
+  // The name NVIDIA's Megatron-Bridge performance tables' DGX-B300 rows are recorded under.
   r["hardware"]["accelerator"] = "NVIDIA B300 (HGX/DGX B300)";
+  CHECK(only_case(read(r)).experiment["cluster"]["node"] == "dgx-b300");
+  r["hardware"]["accelerator"] = "NVIDIA B300";  // exact names only: no substring or prefix matching
   const auto s = read(r);
   REQUIRE(s.skipped.size() == 1);
   CHECK(s.skipped.front().reason.find("is not listed in reference/accelerators.json") != std::string::npos);
