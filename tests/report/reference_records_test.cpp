@@ -480,6 +480,21 @@ TEST_CASE("a MoE record's stated expert-parallel overlap reaches the experiment;
   CHECK_THROWS_WITH(read(r), Catch::Contains("/0/parallelism/moe_overlap: unknown value \"always\""));
 }
 
+// Megatron-Bridge 25.09's token-drop runs (apply_moe_token_drop: capacity factor 1.0, padded to capacity)
+// compute capacity = tokens * top_k / E rows per expert, the balanced mean: stating the factor changes no
+// prediction of a balanced record (docs/moe.md, "Megatron-Bridge performance summary").
+TEST_CASE("a stated capacity factor of 1 reaches the experiment and costs what balanced dropless routing does") {
+  json r = base_record();
+  r["model"] = json::parse(R"({"name": "Mixtral 8x7B", "catalog_hint": "mixtral-8x7b", "seq_len": 4096,
+    "moe": {"num_experts": 8, "top_k": 2}})");
+  r["parallelism"] = json::parse(R"({"tp": 1, "pp": 1, "ep": 8, "micro_batch": 1, "global_batch": 64})");
+  const double dropless = predict(r);
+  r["model"]["moe"]["capacity_factor"] = 1.0;
+  CHECK(only_case(read(r)).experiment["model"]["moe"]["capacity_factor"] == 1.0);
+  CHECK(predict(r) == Approx(dropless).epsilon(1e-12));
+  CHECK(!mentions(only_case(read(r)).assumptions, "capacity"));
+}
+
 // MaxText's 2023 default decoder (commit 76bd53b0f, profile maxtext-2023) and the llama2 block that
 // became the default on 2024-02-14 (profile maxtext): the architecture a MaxText record leaves out, and
 // MaxText's batch semantics (no gradient accumulation: one pass over global_batch / dp per replica).
