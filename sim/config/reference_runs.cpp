@@ -744,6 +744,9 @@ class Builder {
         train_["fp8_scaling"] = *profile_->fp8_scaling;
         assume(fmt::format("fp8_scaling = {} (recipe not stated as tensorwise/rowwise/mxfp8; {} default)",
                            *profile_->fp8_scaling, profile_->name));
+      } else {
+        assume("fp8_scaling = delayed (recipe not stated as tensorwise/rowwise/mxfp8; experiment default: "
+               "Transformer Engine delayed scaling)");
       }
       // MXFP8 scale swizzles: separate kernels or fused into the quantisers, by the Transformer Engine
       // the profile's framework era ships (docs/model.md, "MXFP8").

@@ -133,6 +133,14 @@ TEST_CASE("stated fields win over profile defaults: flash attention off, recompu
   CHECK(c.experiment["training"]["recompute"] == "none");
   CHECK(c.experiment["training"]["precision"] == "fp8");
   CHECK(c.experiment["parallelism"]["cp"] == 2);
+  // No recipe stated and none in the profile: the experiment's delayed scaling runs, said as an assumption.
+  CHECK(!c.experiment["training"].contains("fp8_scaling"));
+  CHECK(mentions(c.assumptions, "fp8_scaling = delayed (recipe not stated as tensorwise/rowwise/mxfp8; "
+                                "experiment default"));
+  r["precision"]["fp8_recipe"] = "tensorwise";
+  const auto& stated = only_case(read(r));
+  CHECK(stated.experiment["training"]["fp8_scaling"] == "tensorwise");
+  CHECK(!mentions(stated.assumptions, "fp8_scaling = delayed"));
   CHECK(c.experiment["parallelism"]["dp"] == 16);
 }
 
