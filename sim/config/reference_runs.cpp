@@ -737,6 +737,11 @@ class Builder {
                          *profile_->separate_projections ? "true" : "false", profile_->name));
     }
     if (precision == "fp8") {
+      if (rec_.fp8_attention) {
+        train_["fp8_attention"] = *rec_.fp8_attention;
+      } else {
+        assume("fp8_attention = off (not stated: attention kernels in BF16, the experiment default)");
+      }
       if (rec_.fp8_recipe && (*rec_.fp8_recipe == "tensorwise" || *rec_.fp8_recipe == "rowwise" ||
                               *rec_.fp8_recipe == "mxfp8")) {
         train_["fp8_scaling"] = *rec_.fp8_recipe;
@@ -759,6 +764,8 @@ class Builder {
           assume("mxfp8_separate_swizzle = false (not stated; experiment default)");
         }
       }
+    } else if (rec_.fp8_attention && *rec_.fp8_attention) {
+      assume(fmt::format("fp8_attention = true not applied: precision is {}, not fp8", precision));
     }
   }
 

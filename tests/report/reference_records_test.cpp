@@ -141,6 +141,15 @@ TEST_CASE("stated fields win over profile defaults: flash attention off, recompu
   const auto& stated = only_case(read(r));
   CHECK(stated.experiment["training"]["fp8_scaling"] == "tensorwise");
   CHECK(!mentions(stated.assumptions, "fp8_scaling = delayed"));
+  // FP8 attention: unstated is BF16 attention, said; stated true reaches the experiment and is faster.
+  CHECK(mentions(stated.assumptions, "fp8_attention = off (not stated"));
+  CHECK(!stated.experiment["training"].contains("fp8_attention"));
+  const double bf16_attention = predict(r);
+  r["precision"]["fp8_attention"] = true;
+  const auto& fp8_attn = only_case(read(r));
+  CHECK(fp8_attn.experiment["training"]["fp8_attention"] == true);
+  CHECK(!mentions(fp8_attn.assumptions, "fp8_attention = off"));
+  CHECK(predict(r) > bf16_attention);
   CHECK(c.experiment["parallelism"]["dp"] == 16);
 }
 

@@ -57,7 +57,7 @@ constexpr Gate kGates[] = {
     {"test", "mbridge-perf-26.02", 10, 5.5, 9.5},
     {"test", "mbridge-perf-26.04.01", 10, 5.0, 12.5},
     {"test", "mbridge-perf-26.06", 10, 5.5, 13.0},
-    {"test", "megatron-bridge-perf-summary", 48, 22.5, 118.5},
+    {"test", "megatron-bridge-perf-summary", 48, 23.0, 118.5},
     {"test", "megatron-core-moe-report-2026", 5, 16.5, 46.0},
     {"test", "megatronlm-examples-llama-fp8-2025", 3, 10.0, 14.5},
     {"test", "moe-parallel-folding-2025", 34, 7.5, 19.0},
