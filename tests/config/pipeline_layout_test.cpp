@@ -7,8 +7,12 @@
 #include <vector>
 
 #include "sim/config/pipeline_layout.hpp"
+#include "sim/config/scenario_json.hpp"
+#include "tests/config/config_test_support.hpp"
 
+using namespace clustersim;
 using namespace clustersim::config;
+using namespace clustersim::config::testing;
 
 namespace {
 PipelineLayout parsed(const std::string& text) {
@@ -102,4 +106,52 @@ TEST_CASE("a layout is checked against pp·vp, the model's layers and its MTP de
   REQUIRE(mtp.size() == 1);
   CHECK(mtp.front().find("1 MTP layers (m), but the model has 0") != std::string::npos);
   CHECK(pipeline_layout_problems(parsed("Et|tm|mL"), 3, 1, 2, 2).front().find("one stage") != std::string::npos);
+}
+
+TEST_CASE("an experiment's parallelism.pipeline_layout sets pipeline_layers; bad ones are errors at the key") {
+  auto doc = small_experiment();  // 8 layers, pp 2
+  TempDir dir;
+  ExperimentLoader loader(bundled_catalog());
+  SECTION("valid: t counts per virtual stage, written back as the layout") {
+    doc["parallelism"]["pipeline_layout"] = "Et*3|t*4,tL";
+    const Scenario s = loader.build(loader.load(dir.write("exp.json", doc).string()));
+    CHECK(s.parallelism.pipeline_layers == std::vector<int>{3, 5});
+    CHECK(s.parallelism.pipeline_layout == "Et*3|t*4,tL");
+    const auto j = scenario_to_json(s);
+    CHECK(j["parallelism"]["pipeline_layout"] == "Et*3|t*4,tL");
+    CHECK(!j["parallelism"].contains("pipeline_layers"));
+  }
+  SECTION("with vp 2 the stages are chunk-major, as Megatron lists them") {
+    doc["parallelism"]["vp"] = 2;
+    doc["parallelism"]["schedule"] = "interleaved-1f1b";
+    doc["training"]["global_batch"] = 64;
+    doc["parallelism"]["pipeline_layout"] = "Et|ttt|tt|ttL";
+    const auto ds = diagnostics_of(dir.write("exp.json", doc));
+    INFO(dump(ds));
+    REQUIRE(ds.empty());
+    const Scenario s = loader.build(loader.load(dir.write("exp.json", doc).string()));
+    CHECK(s.parallelism.pipeline_layers == std::vector<int>{1, 3, 2, 2});
+  }
+  SECTION("malformed") {
+    doc["parallelism"]["pipeline_layout"] = "Et*3|t*4,tQ";
+    const auto ds = diagnostics_of(dir.write("exp.json", doc));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "invalid layer character 'Q'"));
+  }
+  SECTION("t count, stage count and m count against the model and pp·vp") {
+    doc["parallelism"]["pipeline_layout"] = "Et*3|t*4L";
+    auto ds = diagnostics_of(dir.write("exp.json", doc));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "7 transformer layers (t), but the model has 8"));
+    doc["parallelism"]["pipeline_layout"] = "Et*3|t*4|tL";
+    ds = diagnostics_of(dir.write("exp.json", doc));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "3 stages, but pp·vp = 2·1 = 2"));
+    doc["parallelism"]["pipeline_layout"] = "Et*3|t*5mL";
+    ds = diagnostics_of(dir.write("exp.json", doc));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "1 MTP layers (m), but the model has 0"));
+  }
+  SECTION("with pipeline_layers too") {
+    doc["parallelism"]["pipeline_layout"] = "Et*3|t*5L";
+    doc["parallelism"]["pipeline_layers"] = {3, 5};
+    const auto ds = diagnostics_of(dir.write("exp.json", doc));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "not both"));
+  }
 }
