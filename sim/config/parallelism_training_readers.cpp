@@ -91,7 +91,7 @@ constexpr Field kParallelismFields[] = {
             "Megatron-LM megatron/core/transformer/pipeline_parallel_layer_layout.py): its t counts per virtual "
             "stage are the pipeline_layers; it must have pp·vp stages, the model's layers as t and "
             "model.mtp_depth m layers beside L; exclusive with pipeline_layers",
-     .fallback = "none"},
+     .fallback = "derived: none (pipeline_layers, else layers / (pp·vp) each)"},
     {.key = "sequence_parallel",
      .kind = FieldKind::boolean,
      .doc = "Korthikanti et al. 2022 sequence parallelism",
