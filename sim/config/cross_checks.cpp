@@ -8,6 +8,7 @@
 
 #include "schedules/pipeline_schedule.hpp"
 #include "sim/config/enum_names.hpp"
+#include "sim/config/pipeline_layout.hpp"
 
 namespace clustersim::config {
 namespace {
@@ -114,7 +115,18 @@ void Checker::check_tensor_split() {
 
 void Checker::check_pipeline() {
   auto& p = s_.parallelism;
-  if (!p.pipeline_layers.empty() && usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/parallelism/pipeline_layers"})) {
+  if (!p.pipeline_layout.empty()) {
+    // Megatron-Core's layout (sim/config/pipeline_layout.hpp): its counts against the run, and the
+    // engine's restriction that multi-token prediction runs on the last virtual stage.
+    if (!usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/model/mtp_depth"})) return;
+    const auto layout = *parse_pipeline_layout(p.pipeline_layout).layout;
+    auto problems = pipeline_layout_problems(layout, p.pp, p.vp, s_.model.layers, s_.model.mtp_depth);
+    if (auto why = pipeline_layout_unsupported(layout)) problems.push_back(*why);
+    for (auto& problem : problems) {
+      error("/parallelism/pipeline_layout", fmt::format("\"{}\": {}", p.pipeline_layout, problem));
+    }
+    if (!problems.empty()) p.pipeline_layers.clear();
+  } else if (!p.pipeline_layers.empty() && usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/parallelism/pipeline_layers"})) {
     const std::int64_t want = static_cast<std::int64_t>(p.pp) * p.vp;
     std::int64_t sum = 0;
     for (int l : p.pipeline_layers) sum += l;

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "sim/config/enum_names.hpp"
+#include "sim/config/pipeline_layout.hpp"
 #include "sim/config/section_readers.hpp"
 #include "sim/config/sections.hpp"
 
@@ -83,6 +84,14 @@ constexpr Field kParallelismFields[] = {
      .fallback = "derived: layers / (pp·vp) each",
      .ints = {.min = 0, .max = 1000000},
      .items = FieldKind::integer},
+    {.key = "pipeline_layout",
+     .kind = FieldKind::string,
+     .doc = "Megatron-Core's pipeline_model_parallel_layout, e.g. \"Et*4|(t*4|)*14tmL\" (E embedding, t "
+            "transformer layer, m MTP layer, L loss, '|' virtual-stage boundary, x*N and (...)*N repeat; "
+            "Megatron-LM megatron/core/transformer/pipeline_parallel_layer_layout.py): its t counts per virtual "
+            "stage are the pipeline_layers; it must have pp·vp stages, the model's layers as t and "
+            "model.mtp_depth m layers beside L; exclusive with pipeline_layers",
+     .fallback = "derived: none (pipeline_layers, else layers / (pp·vp) each)"},
     {.key = "sequence_parallel",
      .kind = FieldKind::boolean,
      .doc = "Korthikanti et al. 2022 sequence parallelism",
@@ -411,6 +420,17 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
         }
         p.pipeline_layers.push_back(v.get<int>());
       }
+    }
+  }
+  if (auto layout = r.get_string("pipeline_layout")) {
+    const auto parsed = parse_pipeline_layout(*layout);
+    if (!parsed.layout) {
+      r.error("pipeline_layout", fmt::format("\"{}\": {}", *layout, parsed.error));
+    } else if (r.find("pipeline_layers") != nullptr) {
+      r.error("pipeline_layout", "state pipeline_layout or pipeline_layers, not both");
+    } else {
+      p.pipeline_layout = *layout;
+      p.pipeline_layers = parsed.layout->decoder_per_stage();
     }
   }
   p.sequence_parallel = r.boolean("sequence_parallel");

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "sim/config/object_reader.hpp"
+#include "sim/config/pipeline_layout.hpp"
 
 namespace clustersim::config {
 namespace {
@@ -207,6 +208,13 @@ constexpr Field kParallelismFields[] = {
            "one layer fewer, Megatron's embedding/loss accounting; remainder-to-middle: torchtitan; balanced: "
            "layers moved off the stage holding the output layer until the FLOPs are even)",
            kPipelineSplit),
+    string("pipeline_layout",
+           "Megatron-Core's pipeline_model_parallel_layout as the source's recipe sets it, e.g. "
+           "\"Et*4|(t*4|)*14tmL\" (E embedding, t transformer layer, m MTP layer, L loss, '|' stage boundary, "
+           "*N repetition; Megatron-LM megatron/core/transformer/pipeline_parallel_layer_layout.py): its t "
+           "counts per virtual stage become pipeline_layers; its stages must number pp·vp (vp = stages / pp "
+           "when vp is not stated), its t count the model's layers, and its m count the MTP depth; "
+           "exclusive with pipeline_split"),
     one_of("vocab_parallel",
            "where the embedding and output layer run: none (first and last stage), or split over all pp ranks "
            "by vocabulary parallelism (vocab-1, vocab-2, interlaced; Yeung et al. 2025)",
@@ -349,7 +357,7 @@ void read_model(ObjectReader& r, ReferenceRecord& out) {
       out.capacity_factor = x.number("capacity_factor");
       x.text("router");
       out.max_nodes_per_token = x.integer("max_nodes_per_token");
-      x.integer("mtp_depth");
+      out.mtp_depth = x.integer("mtp_depth");
       m->finish();
     }
   }
@@ -394,6 +402,44 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.moe_overlap = s.choice("moe_overlap");
   out.pipeline_split = s.choice("pipeline_split");
   out.vocab_parallel = s.choice("vocab_parallel");
+  out.pipeline_layout = s.string("pipeline_layout");
+  if (out.pipeline_layout) {
+    const auto parsed = parse_pipeline_layout(*out.pipeline_layout);
+    if (!parsed.layout) {
+      r.error("pipeline_layout", fmt::format("\"{}\": {}", *out.pipeline_layout, parsed.error));
+      out.pipeline_layout.reset();
+    } else if (out.pipeline_split) {
+      r.error("pipeline_layout", "state pipeline_layout or pipeline_split, not both");
+      out.pipeline_layout.reset();
+    }
+  }
+}
+
+// A stated layout against the record's own sizes: its stage count against pp·vp (pp alone when vp is
+// not stated: Megatron derives vp as stages / pp), its t count against model.layers, its m count
+// against model.moe.mtp_depth when stated. Sizes the record leaves to a catalog or profile are checked
+// when the case is built (reference_runs.cpp).
+void check_pipeline_layout(ReferenceRecord& out, std::size_t index, ReadContext& ctx) {
+  if (!out.pipeline_layout || !out.pp) return;
+  const auto parsed = parse_pipeline_layout(*out.pipeline_layout);
+  const auto& layout = *parsed.layout;
+  const auto stages = static_cast<std::int64_t>(layout.stages.size());
+  const int vp = out.vp ? static_cast<int>(*out.vp) : static_cast<int>(std::max<std::int64_t>(1, stages / *out.pp));
+  std::vector<std::string> problems;
+  if (!out.vp && stages % *out.pp != 0) {
+    problems.push_back(fmt::format("{} stages do not divide over pp = {} pipeline ranks", stages, *out.pp));
+  } else {
+    for (auto& p : pipeline_layout_problems(layout, static_cast<int>(*out.pp), vp,
+                                            out.layers ? *out.layers : layout.decoder_layers(),
+                                            static_cast<int>(out.mtp_depth.value_or(layout.mtp_layers())))) {
+      problems.push_back(std::move(p));
+    }
+  }
+  for (auto& p : problems) {
+    ctx.error(fmt::format("/{}/parallelism/pipeline_layout", index),
+              fmt::format("\"{}\": {}", *out.pipeline_layout, p));
+  }
+  if (!problems.empty()) out.pipeline_layout.reset();
 }
 
 void read_measured(ObjectReader& r, ReferenceRecord& out) {
@@ -455,6 +501,7 @@ void read_reference_record(const nlohmann::json& value, std::size_t index, ReadC
   out.torch_compile = s.boolean("torch_compile");
   out.attention_kernel = s.choice("attention_kernel");
   section(top, "measured", read_measured, out);
+  check_pipeline_layout(out, index, ctx);
   s.choice("confidence");
   s.text("notes");
   top.finish();

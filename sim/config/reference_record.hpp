@@ -25,7 +25,7 @@ struct ReferenceRecord {
   bool moe = false;
   // mixture-of-experts block (model.moe), when `moe`
   std::optional<std::int64_t> num_experts, top_k, shared_experts, moe_ffn_hidden, first_k_dense,
-      moe_layer_freq, max_nodes_per_token;
+      moe_layer_freq, max_nodes_per_token, mtp_depth;
   std::optional<double> capacity_factor;
   // hardware
   std::string accelerator;
@@ -39,6 +39,9 @@ struct ReferenceRecord {
   std::optional<std::string> fsdp;  // "false" | "full_shard" | "hybrid_shard" | "shard_grad_op"
   std::optional<bool> sequence_parallel, tp_comm_overlap, flash_attention, torch_compile;
   std::optional<std::string> recompute, schedule, pipeline_split, vocab_parallel;
+  // Megatron-Core's pipeline_model_parallel_layout as stated (sim/config/pipeline_layout.hpp); the reader
+  // has checked its grammar and, against the record's own pp, vp and layers, its counts.
+  std::optional<std::string> pipeline_layout;
   std::optional<std::string> selective_recompute;  // attention | op | layer
   std::optional<std::int64_t> selective_layer_interval;
   std::optional<std::string> attention_kernel;

@@ -9,6 +9,7 @@
 #include "sim/config/framework_profile.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/config/object_reader.hpp"
+#include "sim/config/pipeline_layout.hpp"
 #include "sim/config/provenance.hpp"
 #include "sim/config/reference_record.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -564,10 +565,20 @@ class Builder {
       par_["schedule"] = "1f1b";
       return std::nullopt;
     }
+    // A stated pipeline_layout fixes vp as Megatron-Core derives it: stages / pp.
+    std::optional<std::int64_t> stated_vp = rec_.vp;
+    if (!stated_vp && rec_.pipeline_layout) {
+      const auto n = static_cast<std::int64_t>(parse_pipeline_layout(*rec_.pipeline_layout).layout->stages.size());
+      if (n % pp_ != 0) {
+        return fmt::format("pipeline_layout has {} stages, which do not divide over pp = {}", n, pp_);
+      }
+      stated_vp = n / pp_;
+      if (*stated_vp > 1) assume(fmt::format("vp = {} (pipeline_layout stages / pp)", *stated_vp));
+    }
     std::string sched;
     if (rec_.schedule) {
       sched = *rec_.schedule;
-    } else if (rec_.vp && *rec_.vp > 1) {
+    } else if (stated_vp && *stated_vp > 1) {
       sched = "interleaved";
     } else if (profile_ && profile_->schedule) {
       sched = *profile_->schedule;
@@ -581,12 +592,15 @@ class Builder {
       return std::nullopt;
     }
     if (sched != "interleaved") {
+      if (stated_vp && *stated_vp > 1) {
+        return fmt::format("schedule {} holds one chunk per rank, but vp = {}", sched, *stated_vp);
+      }
       par_["schedule"] = sched;
       return std::nullopt;
     }
     par_["schedule"] = "interleaved-1f1b";
-    vp_from_profile_ = !rec_.vp;
-    if (rec_.vp) par_["vp"] = *rec_.vp;
+    vp_from_profile_ = !stated_vp;
+    if (stated_vp) par_["vp"] = *stated_vp;
     return std::nullopt;
   }
 
@@ -773,6 +787,7 @@ class Builder {
   // profile's rule for uneven splits (Megatron-Core recipes set account_for_embedding/loss; torchtitan's
   // default split points), as parallelism.pipeline_layers.
   std::optional<std::string> pipeline_split() {
+    if (rec_.pipeline_layout) return stated_layout();
     if (pp_ == 1) return std::nullopt;
     const int layers = model_["layers"].get<int>();
     const int vp = par_.contains("vp") ? par_["vp"].get<int>() : 1;
@@ -810,6 +825,39 @@ class Builder {
     } else {
       assume(fmt::format("pipeline_layers = [{}] (stated rule {})", shape, rule));
     }
+    return std::nullopt;
+  }
+
+  // parallelism.pipeline_layout: Megatron-Core's explicit layout (sim/config/pipeline_layout.hpp). Its t
+  // counts per virtual stage are the engine's pipeline_layers (both chunk-major); its E and L sit on the
+  // first and last virtual stage, where the engine puts the embedding and the output layer (the parser
+  // refuses anything else, as Megatron does); its m layers are the model's multi-token-prediction
+  // modules, which the engine runs on the last virtual stage.
+  std::optional<std::string> stated_layout() {
+    const auto layout = *parse_pipeline_layout(*rec_.pipeline_layout).layout;
+    if (par_.value("schedule", std::string()) == "dualpipe") {
+      return std::string("pipeline_layout with schedule dualpipe: DualPipe places its own chunks");
+    }
+    const int vp = par_.contains("vp") ? par_["vp"].get<int>() : 1;
+    const int layout_mtp = layout.mtp_layers();
+    const int mtp = rec_.mtp_depth ? static_cast<int>(*rec_.mtp_depth) : layout_mtp;
+    const auto problems = pipeline_layout_problems(layout, pp_, vp, model_["layers"].get<long long>(), mtp);
+    if (!problems.empty()) return fmt::format("pipeline_layout \"{}\": {}", *rec_.pipeline_layout, problems.front());
+    if (auto why = pipeline_layout_unsupported(layout)) return why;
+    if (layout_mtp > 0) {
+      model_["mtp_depth"] = layout_mtp;
+      if (!rec_.mtp_depth) {
+        assume(fmt::format("model.mtp_depth = {} (the m layers of the stated pipeline_layout; Megatron-Core "
+                           "requires their count to equal mtp_num_layers)",
+                           layout_mtp));
+      }
+    }
+    const std::vector<int> split = layout.decoder_per_stage();
+    if (pp_ > 1) par_["pipeline_layers"] = split;
+    std::string shape;
+    for (std::size_t i = 0; i < split.size(); ++i) shape += fmt::format("{}{}", i ? "," : "", split[i]);
+    assume(fmt::format("pipeline_layers = [{}] (stated pipeline_layout \"{}\"{})", shape, *rec_.pipeline_layout,
+                       layout_mtp > 0 ? "; MTP on the last virtual stage" : ""));
     return std::nullopt;
   }
 

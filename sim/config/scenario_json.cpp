@@ -268,7 +268,11 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                                       : p.moe_overlap == MoeOverlap::shared_expert ? "shared-expert"
                                                                                    : "none";
   }
-  if (!p.pipeline_layers.empty()) j["parallelism"]["pipeline_layers"] = p.pipeline_layers;
+  if (!p.pipeline_layout.empty()) {
+    j["parallelism"]["pipeline_layout"] = p.pipeline_layout;
+  } else if (!p.pipeline_layers.empty()) {
+    j["parallelism"]["pipeline_layers"] = p.pipeline_layers;
+  }
   if (!s.cluster.pools.empty()) {
     j["parallelism"]["hetero"] = p.hetero == HeteroMode::pipeline ? "pipeline" : "data";
     j["parallelism"]["hetero_split"] = p.hetero_split == HeteroSplit::equal ? "equal" : "proportional";

@@ -96,6 +96,9 @@ struct ParallelismSpec {
   /// Transformer layers per virtual pipeline stage (pp·vp entries, virtual stage k = chunk·pp + stage,
   /// summing to the model's layers); empty = layers / (pp·vp) each (`pipeline_layers`).
   std::vector<int> pipeline_layers;
+  /// Megatron-Core's pipeline_model_parallel_layout as stated (`pipeline_layout`; empty if not): the
+  /// reader has set pipeline_layers to its transformer layers per virtual stage.
+  std::string pipeline_layout;
   // Vocabulary parallelism (Yeung et al., MLSys 2025, arXiv 2411.05288): the input embedding and the
   // output layer + loss are partitioned over all pp pipeline ranks instead of sitting on the first and
   // last stage. "vocab-1" / "vocab-2" are the paper's overlapped schedules (§4, Alg. 1 / Alg. 2: one or

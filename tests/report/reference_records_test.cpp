@@ -631,3 +631,70 @@ TEST_CASE("a record stating Megatron-Core's core_attn recompute re-runs the flas
   r["parallelism"].erase("selective_recompute");
   CHECK(predict(r) == Approx(attention));
 }
+
+namespace {
+// A 30-layer Llama-shaped record on pp 4 x vp 2 (8 virtual stages), the split stated as a Megatron-Core
+// pipeline_model_parallel_layout.
+json layout_record(const std::string& layout) {
+  json r = base_record();
+  r["model"]["layers"] = 30;
+  r["parallelism"]["pp"] = 4;
+  r["parallelism"]["vp"] = 2;
+  r["parallelism"]["pipeline_layout"] = layout;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("a record's Megatron-Core pipeline_layout becomes the experiment's pipeline_layers") {
+  SECTION("t counts per virtual stage, chunk-major, listed as stated") {
+    const auto c = only_case(read(layout_record("Et*3|(t*4|)*6tttL")));
+    CHECK(c.experiment["parallelism"]["pipeline_layers"] == json::array({3, 4, 4, 4, 4, 4, 4, 3}));
+    CHECK(c.experiment["parallelism"]["vp"] == 2);
+    CHECK(!c.experiment["model"].contains("mtp_depth"));
+    CHECK(mentions(c.assumptions, "pipeline_layers = [3,4,4,4,4,4,4,3] (stated pipeline_layout"));
+    CHECK(predict(layout_record("Et*3|(t*4|)*6tttL")) > 0);
+  }
+  SECTION("the layout's stage count gives vp when the record does not state it (Megatron derives it)") {
+    json r = layout_record("Et*3|(t*4|)*6tttL");
+    r["parallelism"].erase("vp");
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["parallelism"]["vp"] == 2);
+    CHECK(mentions(c.assumptions, "vp = 2 (pipeline_layout stages / pp)"));
+  }
+  SECTION("a lighter first stage moves work off the embedding's rank: the prediction differs from even") {
+    json even = layout_record("Et*4|(t*4|)*6ttL");  // 4,4,4,4,4,4,4,2
+    CHECK(predict(even) != Approx(predict(layout_record("Et*2|(t*4|)*6t*4L"))));
+  }
+  SECTION("m layers are the model's multi-token prediction, run on the last virtual stage, and cost work") {
+    const auto c = only_case(read(layout_record("Et*3|(t*4|)*6tttmL")));
+    CHECK(c.experiment["model"]["mtp_depth"] == 1);
+    CHECK(mentions(c.assumptions, "model.mtp_depth = 1 (the m layers of the stated pipeline_layout"));
+    CHECK(predict(layout_record("Et*3|(t*4|)*6tttmL")) < predict(layout_record("Et*3|(t*4|)*6tttL")));
+  }
+  SECTION("an MTP stage of its own (Megatron's standalone MTP) is skipped with what the engine lacks") {
+    const ValidationResult v = run_validation(read(layout_record("Et*3|(t*4|)*5t*7m|L")), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("standalone MTP stage") != std::string::npos);
+  }
+}
+
+TEST_CASE("a malformed or inconsistent pipeline_layout is an error at its pointer") {
+  const std::string at = "unit.json:/0/parallelism/pipeline_layout";
+  CHECK(first_problem(layout_record("Et*3|(t*4|)*6tttX")).find(at) != std::string::npos);
+  CHECK(first_problem(layout_record("Et*3|(t*4|)*6tttX")).find("invalid layer character 'X'") != std::string::npos);
+  CHECK(first_problem(layout_record("tE*3|(t*4|)*6tttL")).find("first layer must be the embedding") !=
+        std::string::npos);
+  const std::string layers = first_problem(layout_record("Et*3|(t*4|)*6ttL"));
+  CHECK(layers.find(at) != std::string::npos);
+  CHECK(layers.find("29 transformer layers (t), but the model has 30") != std::string::npos);
+  const std::string stages = first_problem(layout_record("Et*3|(t*4|)*5t*7L"));
+  CHECK(stages.find("7 stages, but pp·vp = 4·2 = 8") != std::string::npos);
+  json mtp = layout_record("Et*3|(t*4|)*6tttmL");
+  mtp["model"]["moe"] = nullptr;
+  mtp["parallelism"]["pipeline_split"] = "even";
+  CHECK(first_problem(mtp).find("not both") != std::string::npos);
+  json unstaged = layout_record("Et*3|(t*4|)*6tttL");
+  unstaged["parallelism"].erase("vp");
+  unstaged["parallelism"]["pp"] = 3;
+  CHECK(first_problem(unstaged).find("8 stages do not divide over pp = 3") != std::string::npos);
+}
