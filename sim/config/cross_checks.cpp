@@ -140,7 +140,8 @@ void Checker::check_pipeline() {
             fmt::format("the entries sum to {} layers, but the model has {}", sum, s_.model.layers));
       p.pipeline_layers.clear();
     }
-  } else if (p.pipeline_layers.empty() && usable({"/parallelism/pp", "/parallelism/vp", "/model/layers"}) &&
+  } else if (p.pipeline_layers.empty() &&
+             usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/parallelism/pipeline_layout"}) &&
              !(s_.cluster.pools.size() > 0 && p.hetero == HeteroMode::pipeline &&
                p.hetero_split == HeteroSplit::proportional) &&
       s_.model.layers % (static_cast<std::int64_t>(p.pp) * p.vp) != 0) {

@@ -425,7 +425,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
   if (auto layout = r.get_string("pipeline_layout")) {
     const auto parsed = parse_pipeline_layout(*layout);
     if (!parsed.layout) {
-      r.error("pipeline_layout", fmt::format("\"{}\": {}", *layout, parsed.error));
+      r.error("pipeline_layout", fmt::format("{}: {}", quoted_layout(*layout), parsed.error));
     } else if (r.find("pipeline_layers") != nullptr) {
       r.error("pipeline_layout", "state pipeline_layout or pipeline_layers, not both");
     } else {

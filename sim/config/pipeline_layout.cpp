@@ -9,6 +9,7 @@ namespace clustersim::config {
 namespace {
 
 constexpr std::size_t kMaxExpanded = 1000000;
+constexpr std::size_t kMaxLayoutText = 10000;  // characters of a layout string as written
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -105,7 +106,18 @@ int PipelineLayout::mtp_stage() const {
   return -1;
 }
 
+std::string quoted_layout(std::string_view text) {
+  constexpr std::size_t kShown = 60;
+  if (text.size() <= kShown) return fmt::format("\"{}\"", text);
+  return fmt::format("\"{}...\" ({} characters)", text.substr(0, kShown), text.size());
+}
+
 PipelineLayoutParse parse_pipeline_layout(std::string_view text) {
+  // Real layouts are tens of characters; a bound on the input keeps the group scan (which looks for the
+  // ')' closing each '(') linear in practice for any input.
+  if (text.size() > kMaxLayoutText) {
+    return fail(fmt::format("{} characters; a layout is at most {}", text.size(), kMaxLayoutText));
+  }
   // The grammar is ASCII; any other byte could only be an invalid layer character.
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
@@ -178,7 +190,7 @@ std::vector<std::string> pipeline_layout_problems(const PipelineLayout& layout, 
   }
   if (layout.mtp_layers() != mtp_depth) {
     out.push_back(fmt::format("{} MTP layers (m), but the model has {} multi-token-prediction modules "
-                              "(model.mtp_depth); Megatron-Core requires them equal",
+                              "(model.mtp_depth in experiments, model.moe.mtp_depth in records); Megatron-Core requires them equal",
                               layout.mtp_layers(), mtp_depth));
   }
   const int at = layout.mtp_stage();

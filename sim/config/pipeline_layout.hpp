@@ -40,6 +40,10 @@ struct PipelineLayoutParse {
   std::string error;  // set when !layout
 };
 
+/// `text` in double quotes for a message, cut to its first 60 characters (then "...") so a long input
+/// does not flood the report.
+std::string quoted_layout(std::string_view text);
+
 /// Parses a layout string with Megatron's grammar and applies the checks of validate_layer_layout that
 /// need no parallel sizes: exactly one E, first; exactly one L, last; no t after the first m. The
 /// repetitions may expand to at most 1,000,000 layer characters.

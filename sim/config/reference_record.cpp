@@ -406,7 +406,7 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   if (out.pipeline_layout) {
     const auto parsed = parse_pipeline_layout(*out.pipeline_layout);
     if (!parsed.layout) {
-      r.error("pipeline_layout", fmt::format("\"{}\": {}", *out.pipeline_layout, parsed.error));
+      r.error("pipeline_layout", fmt::format("{}: {}", quoted_layout(*out.pipeline_layout), parsed.error));
       out.pipeline_layout.reset();
     } else if (out.pipeline_split) {
       r.error("pipeline_layout", "state pipeline_layout or pipeline_split, not both");

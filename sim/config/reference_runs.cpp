@@ -311,6 +311,14 @@ class Builder {
                           std::pair{"kv_heads", &rec_.kv_heads}}) {
       field(key, opt(*v));
     }
+    // Multi-token prediction: the record's model.moe.mtp_depth; else a stated pipeline_layout's m count
+    // (stated_layout); else the named catalog model's depth, said.
+    if (rec_.mtp_depth) {
+      model_["mtp_depth"] = *rec_.mtp_depth;
+    } else if (!rec_.pipeline_layout && base.contains("mtp_depth")) {
+      model_["mtp_depth"] = base["mtp_depth"];
+      assume(fmt::format("model.mtp_depth = {} (not stated; catalog model {})", base["mtp_depth"].dump(), entry));
+    }
     json position = opt(rec_.position);
     if (position == "rope") position = "rotary";
     for (auto [key, v] : {std::pair{"mlp", opt(rec_.mlp)}, std::pair{"norm", opt(rec_.norm)},
@@ -829,9 +837,9 @@ class Builder {
   }
 
   // parallelism.pipeline_layout: Megatron-Core's explicit layout (sim/config/pipeline_layout.hpp). Its t
-  // counts per virtual stage are the engine's pipeline_layers (both chunk-major); its E and L sit on the
-  // first and last virtual stage, where the engine puts the embedding and the output layer (the parser
-  // refuses anything else, as Megatron does); its m layers are the model's multi-token-prediction
+  // counts per virtual stage are the engine's pipeline_layers (both chunk-major); the engine puts the
+  // embedding on the first and the output layer on the last virtual stage whichever stage E and L are
+  // written in (Megatron's checks do not tie them to one either; empty end stages run no layers); its m layers are the model's multi-token-prediction
   // modules, which the engine runs on the last virtual stage.
   std::optional<std::string> stated_layout() {
     const auto layout = *parse_pipeline_layout(*rec_.pipeline_layout).layout;

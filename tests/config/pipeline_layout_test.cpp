@@ -92,6 +92,11 @@ TEST_CASE("malformed layouts are refused with Megatron's reason") {
   CHECK(error_of("Et*99999999999999999999|L").find("expand past") != std::string::npos);
   CHECK(error_of("E(t*1000|)*1000000L").find("expand past") != std::string::npos);
   CHECK(error_of("E\xc3\xa9|L").find("ASCII") != std::string::npos);
+  // Inputs are bounded before any scan (a run of unclosed '(' would otherwise cost a scan each).
+  CHECK(error_of(std::string(10001, '(')).find("a layout is at most 10000") != std::string::npos);
+  CHECK(parse_pipeline_layout("E" + std::string(9990, 't') + "L").layout.has_value());
+  CHECK(quoted_layout("Et|L") == "\"Et|L\"");
+  CHECK(quoted_layout(std::string(100, 't')) == "\"" + std::string(60, 't') + "...\" (100 characters)");
 }
 
 TEST_CASE("a layout is checked against pp·vp, the model's layers and its MTP depth") {
@@ -136,6 +141,14 @@ TEST_CASE("an experiment's parallelism.pipeline_layout sets pipeline_layers; bad
     doc["parallelism"]["pipeline_layout"] = "Et*3|t*4,tQ";
     const auto ds = diagnostics_of(dir.write("exp.json", doc));
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "invalid layer character 'Q'"));
+  }
+  SECTION("malformed, on a model whose layers do not divide over pp: the layout's message alone") {
+    doc["model"]["layers"] = 7;
+    doc["parallelism"]["pipeline_layout"] = "Et*3|t*3,tQ";
+    const auto ds = diagnostics_of(dir.write("exp.json", doc));
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "invalid layer character 'Q'"));
+    CHECK(ds.size() == 1);
   }
   SECTION("t count, stage count and m count against the model and pp·vp") {
     doc["parallelism"]["pipeline_layout"] = "Et*3|t*4L";

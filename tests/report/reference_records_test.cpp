@@ -698,3 +698,15 @@ TEST_CASE("a malformed or inconsistent pipeline_layout is an error at its pointe
   unstaged["parallelism"]["pp"] = 3;
   CHECK(first_problem(unstaged).find("8 stages do not divide over pp = 3") != std::string::npos);
 }
+
+TEST_CASE("a record's model.moe.mtp_depth reaches the experiment without a pipeline_layout") {
+  json r = base_record();
+  r["model"]["moe"] = json::parse(R"({"num_experts": 8, "top_k": 2, "moe_ffn_hidden": 14336})");
+  const auto plain = only_case(read(r));
+  CHECK(!plain.experiment["model"].contains("mtp_depth"));
+  const double without = predict(r);
+  r["model"]["moe"]["mtp_depth"] = 1;
+  const auto c = only_case(read(r));
+  CHECK(c.experiment["model"]["mtp_depth"] == 1);
+  CHECK(predict(r) < without);  // one more transformer block and output head per step: fewer tokens/s
+}
