@@ -43,8 +43,8 @@ TEST_CASE("MoE catalog models have their published total and active parameter co
     double total_b, active_b, tol;
   };
   // DeepSeek-V3 report S4.2: 671B / 37B; Mixtral paper S2.1: 47B / 13B (46.7 / 12.9 in its model card);
-  // DeepSeek-V2 S3.1.1: 236B / 21B; Qwen3 report Table 2: 30.5B / 3.3B; Kimi K2 report (arXiv 2507.20534)
-  // S2.4: 1.04T / 32.6B.
+  // DeepSeek-V2 S3.1.1: 236B / 21B; Qwen3 report Table 2: 30.5B / 3.3B; Kimi K2 report (arXiv 2507.20534):
+  // 1.04T / 32.6B.
   for (const Row& r : {Row{"deepseek-v3-671b", 671, 37, 0.02}, Row{"mixtral-8x7b", 46.7, 12.9, 0.01},
                        Row{"deepseek-v2", 236, 21, 0.03}, Row{"qwen3-30b-a3b", 30.5, 3.3, 0.03},
                        Row{"kimi-k2-1t", 1040, 32.6, 0.02}}) {
