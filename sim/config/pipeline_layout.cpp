@@ -32,39 +32,22 @@ bool append_repeated(std::string& out, std::string_view unit, std::size_t n) {
   return true;
 }
 
-// re.sub(r'\(([^)]+)\)\*(\d+)', group(1) * n, s): scanned left to right like Python's re.sub (the
-// bracket group cannot hold ')', so the first ')' closes it and no backtracking can help).
-std::optional<std::string> unroll_groups(std::string_view s) {
-  std::string out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    if (s[i] == '(') {
-      const std::size_t close = s.find(')', i + 1);
-      std::size_t end = 0;
-      if (close != std::string_view::npos && close > i + 1 && close + 1 < s.size() && s[close + 1] == '*') {
-        if (auto n = count_at(s, close + 2, end)) {
-          if (!append_repeated(out, s.substr(i + 1, close - i - 1), *n)) return std::nullopt;
-          i = end;
-          continue;
-        }
-      }
-    }
-    out.push_back(s[i]);
-    if (out.size() > kMaxExpanded) return std::nullopt;
-    ++i;
-  }
-  return out;
-}
-
-// re.sub(r'(.)\*(\d+)', group(1) * n, s).
-std::optional<std::string> unroll_chars(std::string_view s) {
+// One left-to-right re.sub pass: at each position `match` either finds a repeated unit (the text to
+// repeat and where its `*N` begins) or not; a match is replaced by N copies of the unit, anything else
+// copied. Python's re.sub scans the same way (a non-overlapping leftmost match at each position).
+struct UnitMatch {
+  std::string_view unit;
+  std::size_t star = 0;  // index of the '*' that follows the unit
+};
+template <typename Match>
+std::optional<std::string> unroll(std::string_view s, Match match) {
   std::string out;
   std::size_t i = 0;
   while (i < s.size()) {
     std::size_t end = 0;
-    if (s[i] != '\n' && i + 1 < s.size() && s[i + 1] == '*') {
-      if (auto n = count_at(s, i + 2, end)) {
-        if (!append_repeated(out, s.substr(i, 1), *n)) return std::nullopt;
+    if (const std::optional<UnitMatch> m = match(s, i)) {
+      if (auto n = count_at(s, m->star + 1, end)) {
+        if (!append_repeated(out, m->unit, *n)) return std::nullopt;
         i = end;
         continue;
       }
@@ -74,6 +57,27 @@ std::optional<std::string> unroll_chars(std::string_view s) {
     ++i;
   }
   return out;
+}
+
+// re.sub(r'\(([^)]+)\)\*(\d+)', group(1) * n, s): the bracket group cannot hold ')', so the first ')'
+// closes it and no backtracking can help.
+std::optional<std::string> unroll_groups(std::string_view s) {
+  return unroll(s, [](std::string_view t, std::size_t i) -> std::optional<UnitMatch> {
+    if (t[i] != '(') return std::nullopt;
+    const std::size_t close = t.find(')', i + 1);
+    if (close == std::string_view::npos || close == i + 1 || close + 1 >= t.size() || t[close + 1] != '*') {
+      return std::nullopt;
+    }
+    return UnitMatch{t.substr(i + 1, close - i - 1), close + 1};
+  });
+}
+
+// re.sub(r'(.)\*(\d+)', group(1) * n, s).
+std::optional<std::string> unroll_chars(std::string_view s) {
+  return unroll(s, [](std::string_view t, std::size_t i) -> std::optional<UnitMatch> {
+    if (t[i] == '\n' || i + 1 >= t.size() || t[i + 1] != '*') return std::nullopt;
+    return UnitMatch{t.substr(i, 1), i + 1};
+  });
 }
 
 PipelineLayoutParse fail(std::string message) { return {std::nullopt, std::move(message)}; }
