@@ -123,7 +123,7 @@ void Checker::check_pipeline() {
     auto problems = pipeline_layout_problems(layout, p.pp, p.vp, s_.model.layers, s_.model.mtp_depth);
     if (auto why = pipeline_layout_unsupported(layout)) problems.push_back(*why);
     for (auto& problem : problems) {
-      error("/parallelism/pipeline_layout", fmt::format("\"{}\": {}", p.pipeline_layout, problem));
+      error("/parallelism/pipeline_layout", fmt::format("{}: {}", quoted_layout(p.pipeline_layout), problem));
     }
     if (!problems.empty()) p.pipeline_layers.clear();
   } else if (!p.pipeline_layers.empty() && usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/parallelism/pipeline_layers"})) {

@@ -437,7 +437,7 @@ void check_pipeline_layout(ReferenceRecord& out, std::size_t index, ReadContext&
   }
   for (auto& p : problems) {
     ctx.error(fmt::format("/{}/parallelism/pipeline_layout", index),
-              fmt::format("\"{}\": {}", *out.pipeline_layout, p));
+              fmt::format("{}: {}", quoted_layout(*out.pipeline_layout), p));
   }
   if (!problems.empty()) out.pipeline_layout.reset();
 }

@@ -850,7 +850,7 @@ class Builder {
     const int layout_mtp = layout.mtp_layers();
     const int mtp = rec_.mtp_depth ? static_cast<int>(*rec_.mtp_depth) : layout_mtp;
     const auto problems = pipeline_layout_problems(layout, pp_, vp, model_["layers"].get<long long>(), mtp);
-    if (!problems.empty()) return fmt::format("pipeline_layout \"{}\": {}", *rec_.pipeline_layout, problems.front());
+    if (!problems.empty()) return fmt::format("pipeline_layout {}: {}", quoted_layout(*rec_.pipeline_layout), problems.front());
     if (auto why = pipeline_layout_unsupported(layout)) return why;
     if (layout_mtp > 0) {
       model_["mtp_depth"] = layout_mtp;
@@ -864,7 +864,7 @@ class Builder {
     if (pp_ > 1) par_["pipeline_layers"] = split;
     std::string shape;
     for (std::size_t i = 0; i < split.size(); ++i) shape += fmt::format("{}{}", i ? "," : "", split[i]);
-    assume(fmt::format("pipeline_layers = [{}] (stated pipeline_layout \"{}\"{})", shape, *rec_.pipeline_layout,
+    assume(fmt::format("pipeline_layers = [{}] (stated pipeline_layout {}{})", shape, quoted_layout(*rec_.pipeline_layout),
                        layout_mtp > 0 ? "; MTP on the last virtual stage" : ""));
     return std::nullopt;
   }

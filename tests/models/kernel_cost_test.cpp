@@ -339,15 +339,11 @@ TEST_CASE("LayerKernels holds exactly the kernels added, through copies and assi
 // kernel time must still be the time of layer_backward_kernels / head_backward_kernels built from
 // scratch for that layer kind (a dense list handed to a MoE layer would differ).
 TEST_CASE("the op cost model's backward kernels are those of each layer kind, built from scratch") {
-  Scenario s;
-  s.name = "mixtral";
-  s.cluster.name = "8-dgx-h100";
-  s.cluster.node = config::load_node(catalog(), "dgx-h100");
+  // Mixtral 8x7B on one DGX H100, data parallel only.
+  Scenario s = mixtral_64_h100(64);
   s.cluster.nodes = 1;
-  s.model = config::load_model(catalog(), "mixtral-8x7b");
+  s.parallelism = ParallelismSpec{};
   s.parallelism.dp = 8;
-  s.training.global_batch = 64;
-  s.training.seq_len = 4096;
   const OpCostModel model(s);
   const DeviceSpec& dev = s.cluster.node.device;
   const Seconds op = dev.efficiency.op_overhead;

@@ -200,19 +200,7 @@ TEST_CASE("an oversubscribed spine slows a cross-leaf all-to-all by the oversubs
 }
 
 TEST_CASE("the MoE step charges the all-to-alls per layer pass and hides them with moe_overlap compute") {
-  Scenario s;
-  s.name = "mixtral";
-  s.cluster.name = "8-dgx-h100";
-  s.cluster.node = config::load_node(catalog(), "dgx-h100");
-  s.cluster.nodes = 8;
-  s.model = model("mixtral-8x7b");
-  s.parallelism.pp = 4;
-  s.parallelism.dp = 16;
-  s.parallelism.ep = 8;
-  s.parallelism.zero_stage = 1;
-  s.training.micro_batch = 1;
-  s.training.global_batch = 256;
-  s.training.seq_len = 4096;
+  Scenario s = mixtral_64_h100(256);  // TP1 PP4 EP8 DP16, micro-batch 1
   const StepResult none = run_analytic(s);
   REQUIRE(none.graph);
   const Seconds a2a = none.graph->moe_all_to_all;
