@@ -132,6 +132,7 @@ class Builder {
     profile_ = select_profile(in_.profiles, rec_.framework, rec_.framework_date);
     if (profile_ != nullptr) c_.profile = profile_->name;
     if (auto why = metrics()) return why;
+    if (auto why = unexpressible_schedule()) return why;
     if (auto why = hardware()) return why;
     if (auto why = model()) return why;
     if (auto why = parallelism()) return why;
@@ -599,6 +600,10 @@ class Builder {
       par_["schedule"] = "zb-h1";
       return std::nullopt;
     }
+    if (sched == "zb-h1") {
+      par_["schedule"] = "zb-h1";
+      return std::nullopt;
+    }
     if (sched != "interleaved") {
       if (stated_vp && *stated_vp > 1) {
         return fmt::format("schedule {} holds one chunk per rank, but vp = {}", sched, *stated_vp);
@@ -609,6 +614,31 @@ class Builder {
     par_["schedule"] = "interleaved-1f1b";
     vp_from_profile_ = !stated_vp;
     if (stated_vp) par_["vp"] = *stated_vp;
+    return std::nullopt;
+  }
+
+  // Zero-bubble variants the schedules library does not build (docs/schedules.md, "Not modelled"). Checked
+  // before the model so that the reason names the schedule, whatever else the record leaves unstated.
+  // ZB-1p / ZB-2p are the automatically searched schedules of Qi et al., "Zero Bubble Pipeline
+  // Parallelism", ICLR 2024, Section 3 (activation memory limit p·M_B resp. 2p·M_B; sail-sg/zero-bubble-
+  // pipeline-parallelism f68d3879, megatron/core/pipeline_parallel/auto_schedule.py, selected by
+  // --enable-zero-bubble --zero-bubble-max-pending-backward p resp. 2p); ZB-V is its two-chunk V schedule
+  // (v_schedule.py). Reading them as ZB-H1 would charge ZB-H1's bubble (p-1)(T_F + T_B - T_W) instead.
+  std::optional<std::string> unexpressible_schedule() const {
+    if (!rec_.schedule) return std::nullopt;
+    const std::string& s = *rec_.schedule;
+    if (s == "zb-1p" || s == "zb-2p") {
+      return fmt::format(
+          "schedule {} (Qi et al. 2024's automatically searched zero-bubble schedule, activation limit {}p·M_B) "
+          "is not expressible: the simulator builds ZB-H1 only; the search (auto_schedule.py) as a schedule "
+          "kind would make it expressible",
+          s, s == "zb-1p" ? "" : "2");
+    }
+    if (s == "zb-v") {
+      return std::string(
+          "schedule zb-v (Qi et al.'s two-chunk V-shape zero-bubble schedule) is not expressible: the "
+          "simulator builds ZB-H1 only");
+    }
     return std::nullopt;
   }
 

@@ -307,6 +307,40 @@ TEST_CASE("126 layers over 16 stages predict under a profile or a stated split r
   }
 }
 
+TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v are skips that name the schedule") {
+  json r = base_record();
+  r["parallelism"]["pp"] = 8;
+  r["parallelism"]["tp"] = 1;
+  r["hardware"]["count"] = 8;
+  r["parallelism"]["global_batch"] = 32;
+  SECTION("zb-h1 reaches the experiment with no assumption; plain zb is read as ZB-H1, said") {
+    r["parallelism"]["schedule"] = "zb-h1";
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["parallelism"]["schedule"] == "zb-h1");
+    CHECK(!mentions(c.assumptions, "schedule zb read as"));
+    r["parallelism"]["schedule"] = "zb";
+    const auto plain = only_case(read(r));
+    CHECK(plain.experiment["parallelism"]["schedule"] == "zb-h1");
+    CHECK(mentions(plain.assumptions, "schedule zb read as ZB-H1"));
+  }
+  SECTION("the searched and V schedules are skipped, the reason naming the schedule before a missing field") {
+    r["model"]["vocab"] = nullptr;  // the schedule is the reason, not the vocabulary
+    r["model"]["catalog_hint"] = nullptr;
+    for (const char* s : {"zb-1p", "zb-2p", "zb-v"}) {
+      r["parallelism"]["schedule"] = s;
+      const ValidationResult v = run_validation(read(r), kPaths);
+      REQUIRE(v.skipped.size() == 1);
+      CHECK(v.rows.empty());
+      CHECK(v.skipped.front().reason.find(std::string("schedule ") + s) != std::string::npos);
+      CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
+    }
+  }
+  SECTION("an unknown variant is an error at its pointer") {
+    r["parallelism"]["schedule"] = "zb-3p";
+    CHECK(first_problem(r).find("/0/parallelism/schedule") != std::string::npos);
+  }
+}
+
 TEST_CASE("a stated dp with tp unstated derives tp from the devices left, said as an assumption") {
   json r = base_record();
   r["framework"] = {{"name", "torchtitan"}, {"version", nullptr}, {"date", "2024-08"}};
