@@ -772,6 +772,9 @@ class Builder {
       } else if (profile_ && profile_->selective_recompute) {
         policy = *profile_->selective_recompute;
         assume(fmt::format("selective_recompute = {} (not stated; {} default)", policy, profile_->name));
+      } else {
+        assume("selective_recompute = attention (not stated, no profile default: the attention core, "
+               "Korthikanti et al. 2022 §5)");
       }
       train_["selective_recompute"] = policy;
       if (policy == "layer") {

@@ -189,6 +189,12 @@ TEST_CASE("Megatron-LM 2023 records are charged its README's selective recompute
   const double selective = predict(r);  // tokens/s per GPU
   r["parallelism"]["recompute"] = "full";
   CHECK(predict(r) < selective);
+  // A stated selective recomputation under a profile without a policy default gets the attention core, said.
+  r = base_record();
+  r["parallelism"]["recompute"] = "selective";
+  const auto& mcore = only_case(read(r));
+  CHECK(mcore.experiment["training"]["selective_recompute"] == "attention");
+  CHECK(mentions(mcore.assumptions, "selective_recompute = attention (not stated, no profile default"));
 }
 
 TEST_CASE("architecture comes from the record or the named catalog model, never a GPT default") {
