@@ -59,7 +59,7 @@ constexpr std::array<std::string_view, 4> kPipelineSplit{"even", "ends-one-fewer
 constexpr std::array<std::string_view, 3> kAttentionKernel{"flash-2", "flash-1", "triton-flash"};
 constexpr std::array<std::string_view, 4> kVocabParallel{"none", "vocab-1", "vocab-2", "interlaced"};
 constexpr std::array<std::string_view, 3> kMoeOverlap{"none", "shared-expert", "compute"};
-constexpr std::array<std::string_view, 6> kCompute{"bf16", "fp16", "fp8", "fp4", "tf32", "fp32"};
+constexpr std::array<std::string_view, 7> kCompute{"bf16", "fp16", "16-bit", "fp8", "fp4", "tf32", "fp32"};
 constexpr std::array<std::string_view, 3> kBasis{"model", "hardware", "unknown"};
 constexpr std::array<std::string_view, 3> kConfidence{"high", "medium", "low"};
 constexpr std::array<std::string_view, 3> kFsdp{"full_shard", "hybrid_shard", "shard_grad_op"};
@@ -228,7 +228,10 @@ constexpr Section kParallelismSection{"record-parallelism", "/*/parallelism", "t
                                       kParallelismFields};
 
 constexpr Field kPrecisionFields[] = {
-    one_of("compute", "GEMM precision", kCompute),
+    one_of("compute",
+           "GEMM precision (16-bit: the source implies a 16-bit tensor-core format, FP16 or BF16, without saying "
+           "which; read as bf16 only on a device whose catalog fp16 and bf16 peaks are equal, said)",
+           kCompute),
     flag("fp8_attention", "attention in FP8 too"),
     string("fp8_recipe", "FP8 scaling recipe as stated"),
 };

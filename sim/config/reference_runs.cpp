@@ -13,6 +13,7 @@
 #include "sim/config/provenance.hpp"
 #include "sim/config/reference_record.hpp"
 #include "sim/core/diagnostics.hpp"
+#include "sim/core/unit_parse.hpp"
 
 namespace clustersim::config {
 namespace {
@@ -206,6 +207,7 @@ class Builder {
     const auto file = file_of(entry->node);
     if (!file) return fmt::format("node entry \"{}\" is not in configs/nodes", entry->node);
     const json node = read_json_file(*file);
+    device_ = node.value("device", std::string());
     const int catalog_per_node = node.value("devices_per_node", 0);
     const int domain = node.value("nvlink_domain_devices", 0);
     int per_node = catalog_per_node;
@@ -704,6 +706,10 @@ class Builder {
       return no_profile_reason("precision.compute");
     }
     if (precision == "fp4") return std::string("FP4 compute is not modelled");
+    if (precision == "16-bit") {
+      if (auto why = sixteen_bit_as_bf16()) return why;
+      precision = "bf16";
+    }
     std::string recompute;
     if (rec_.recompute) {
       recompute = *rec_.recompute;
@@ -751,6 +757,41 @@ class Builder {
     return std::nullopt;
   }
 
+  // A record stating only "16-bit" (its source implies a 16-bit tensor-core format, e.g. by an MFU whose peak
+  // is the FP16/BF16 one, without naming FP16 or BF16) is read as bf16 where the device's catalog entry gives
+  // both formats one dense peak (A100: 312 TFLOP/s each, NVIDIA A100 datasheet), so its GEMMs cost the same
+  // either way. What still differs is the gradient reduce width the profile gives each format; bf16's is
+  // taken and printed below with the profile's name. On a device whose FP16 and BF16 peaks differ (V100: no
+  // BF16) the record is skipped and the reason says to state which.
+  std::optional<std::string> sixteen_bit_as_bf16() {
+    const auto file = device_.empty() ? std::nullopt : in_.catalog.find(CatalogKind::devices, device_);
+    if (!file) return fmt::format("precision.compute \"16-bit\": device entry \"{}\" not found", device_);
+    const json dev = read_json_file(*file);
+    const auto peak = [&](const char* key) {
+      if (!dev.contains("peak") || !dev["peak"].is_object() || !dev["peak"].contains(key) ||
+          !dev["peak"][key].is_string()) {
+        return 0.0;
+      }
+      try {
+        return parse_quantity(dev["peak"][key].get<std::string>(), Dimension::flops_rate);
+      } catch (const std::invalid_argument&) {
+        return 0.0;
+      }
+    };
+    const double fp16 = peak("fp16");
+    const double bf16 = peak("bf16");
+    if (fp16 <= 0.0 || bf16 <= 0.0 || fp16 != bf16) {
+      return fmt::format(
+          "precision.compute \"16-bit\" does not say FP16 or BF16, and device {} does not run both at one "
+          "dense peak: state which",
+          device_);
+    }
+    assume(fmt::format("precision = bf16 (stated: a 16-bit format, FP16 or BF16 not said; {} runs both at {} "
+                       "dense, so the GEMMs cost the same; bf16's gradient reduce width is taken)",
+                       device_, format_quantity(bf16, Dimension::flops_rate)));
+    return std::nullopt;
+  }
+
   // What "selective" recomputes and the FP8 scaling recipe: the record's statement, else the profile's
   // default (printed as an assumption), else the experiment defaults (attention core; delayed scaling).
   void recipe_options(const std::string& recompute, const std::string& precision) {
@@ -761,6 +802,9 @@ class Builder {
       } else if (profile_ && profile_->selective_recompute) {
         policy = *profile_->selective_recompute;
         assume(fmt::format("selective_recompute = {} (not stated; {} default)", policy, profile_->name));
+      } else {
+        assume("selective_recompute = attention (not stated, no profile default: the attention core, "
+               "Korthikanti et al. 2022 §5)");
       }
       train_["selective_recompute"] = policy;
       if (policy == "layer") {
@@ -933,6 +977,7 @@ class Builder {
   const FrameworkProfile* profile_ = nullptr;
   json cluster_, model_, par_, train_;
   std::string power_cap_;
+  std::string device_;  // the node's device catalog entry
   int dp_ = 1, tp_ = 1, pp_ = 1, zero_ = 0;
   bool vp_from_profile_ = false;
 };

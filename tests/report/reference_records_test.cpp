@@ -153,6 +153,50 @@ TEST_CASE("stated fields win over profile defaults: flash attention off, recompu
   CHECK(c.experiment["parallelism"]["dp"] == 16);
 }
 
+TEST_CASE("a stated 16-bit format reads as bf16 where FP16 and BF16 share one peak, said; else it is skipped") {
+  json r = base_record();
+  r["framework"] = {{"name", "megatron-lm"}, {"version", nullptr}, {"date", "2023-01"}};
+  r["precision"]["compute"] = "bf16";
+  const double bf16 = predict(r);
+  r["precision"]["compute"] = "fp16";
+  const double fp16 = predict(r);
+  r["precision"]["compute"] = "16-bit";
+  const auto& c = only_case(read(r));
+  CHECK(c.experiment["training"]["precision"] == "bf16");
+  CHECK(mentions(c.assumptions, "precision = bf16 (stated: a 16-bit format, FP16 or BF16 not said; "
+                                "h100-sxm5-80gb runs both at 989 TFLOP/s dense"));
+  // The gradient reduce width follows the profile's bf16 entry (fp32), printed; fp16 reduces in fp16.
+  CHECK(mentions(c.assumptions, "gradient reduce in fp32 (megatron-lm-2023 default for bf16)"));
+  CHECK(predict(r) == bf16);
+  CHECK(fp16 > bf16);  // tokens/s per GPU: the narrower gradient reduce of the fp16 reading is faster
+  // A V100 has no BF16 rate: the record has to say which format it ran.
+  r["hardware"]["accelerator"] = "NVIDIA V100 SXM2 32GB";
+  const auto s = read(r);
+  REQUIRE(s.skipped.size() == 1);
+  CHECK(s.skipped.front().reason.find("\"16-bit\" does not say FP16 or BF16, and device v100-sxm2-32gb does "
+                                      "not run both at one dense peak: state which") != std::string::npos);
+}
+
+TEST_CASE("Megatron-LM 2023 records are charged its README's selective recompute, not a full one, said") {
+  json r = base_record();
+  r["framework"] = {{"name", "megatron-lm"}, {"version", nullptr}, {"date", "2023-06"}};
+  const auto& c = only_case(read(r));
+  CHECK(c.profile == "megatron-lm-2023");
+  CHECK(c.experiment["training"]["recompute"] == "selective");
+  CHECK(c.experiment["training"]["selective_recompute"] == "attention");
+  CHECK(mentions(c.assumptions, "recompute = selective (not stated; megatron-lm-2023 default)"));
+  CHECK(mentions(c.assumptions, "selective_recompute = attention (not stated; megatron-lm-2023 default)"));
+  const double selective = predict(r);  // tokens/s per GPU
+  r["parallelism"]["recompute"] = "full";
+  CHECK(predict(r) < selective);
+  // A stated selective recomputation under a profile without a policy default gets the attention core, said.
+  r = base_record();
+  r["parallelism"]["recompute"] = "selective";
+  const auto& mcore = only_case(read(r));
+  CHECK(mcore.experiment["training"]["selective_recompute"] == "attention");
+  CHECK(mentions(mcore.assumptions, "selective_recompute = attention (not stated, no profile default"));
+}
+
 TEST_CASE("architecture comes from the record or the named catalog model, never a GPT default") {
   json r = base_record();
   for (const char* key : {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "mlp", "norm",
