@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -19,6 +21,33 @@ namespace clustersim::config {
 namespace {
 
 using nlohmann::json;
+
+// The record builder peeks at a few keys of catalog node and device entries (run reads them with the
+// declared-field reader). A key of the wrong type is a skip reason naming the file and key, never a
+// json exception (which would end validate with an internal error).
+std::string wrong_type(const std::filesystem::path& file, const char* key, const char* want) {
+  return fmt::format("catalog entry {}: /{} must be {}", file.string(), key, want);
+}
+
+std::optional<std::string> peek_string(const json& j, const char* key, std::string& out) {
+  out.clear();
+  if (!j.is_object() || !j.contains(key)) return std::nullopt;
+  if (!j[key].is_string()) return std::string("a string");
+  out = j[key].get<std::string>();
+  return std::nullopt;
+}
+
+std::optional<std::string> peek_int(const json& j, const char* key, int& out) {
+  out = 0;
+  if (!j.is_object() || !j.contains(key)) return std::nullopt;
+  const json& v = j[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1'000'000'000) {
+    return std::string("a non-negative integer");
+  }
+  out = static_cast<int>(v.get<std::int64_t>());
+  return std::nullopt;
+}
+
 namespace fs = std::filesystem;
 
 struct AcceleratorEntry {
@@ -194,8 +223,14 @@ class Builder {
         const auto generic = file_of(it->second.node);
         const auto named = file_of(cl->second.node);
         if (!named) return fmt::format("node entry \"{}\" is not in configs/nodes", cl->second.node);
-        if (generic && read_json_file(*generic).value("device", std::string()) ==
-                           read_json_file(*named).value("device", std::string())) {
+        std::string generic_device, named_device;
+        if (generic) {
+          if (auto want = peek_string(read_json_file(*generic), "device", generic_device))
+            return wrong_type(*generic, "device", want->c_str());
+        }
+        if (auto want = peek_string(read_json_file(*named), "device", named_device))
+          return wrong_type(*named, "device", want->c_str());
+        if (generic && generic_device == named_device) {
           entry = &cl->second;
           assume(fmt::format("node = {} (hardware.cluster \"{}\"{})", cl->second.node, *rec_.cluster,
                              cl->second.note.empty() ? std::string() : "; " + cl->second.note));
@@ -207,9 +242,13 @@ class Builder {
     const auto file = file_of(entry->node);
     if (!file) return fmt::format("node entry \"{}\" is not in configs/nodes", entry->node);
     const json node = read_json_file(*file);
-    device_ = node.value("device", std::string());
-    const int catalog_per_node = node.value("devices_per_node", 0);
-    const int domain = node.value("nvlink_domain_devices", 0);
+    if (!node.is_object()) return fmt::format("catalog entry {}: must be a JSON object", file->string());
+    if (auto want = peek_string(node, "device", device_)) return wrong_type(*file, "device", want->c_str());
+    int catalog_per_node = 0, domain = 0;
+    if (auto want = peek_int(node, "devices_per_node", catalog_per_node))
+      return wrong_type(*file, "devices_per_node", want->c_str());
+    if (auto want = peek_int(node, "nvlink_domain_devices", domain))
+      return wrong_type(*file, "nvlink_domain_devices", want->c_str());
     int per_node = catalog_per_node;
     if (rec_.gpus_per_node) {
       per_node = static_cast<int>(*rec_.gpus_per_node);
@@ -231,7 +270,7 @@ class Builder {
     }
     c_.devices = count;
     cluster_ = {{"name", rec_.id}, {"node", entry->node}, {"nodes", std::max(1, count / per_node)}};
-    if (auto why = slices(node, entry->node, std::max(1, count / per_node))) return why;
+    if (auto why = slices(node, *file, entry->node, std::max(1, count / per_node))) return why;
     if (domain > per_node) place_in_domains(count, std::min(per_node, count), domain, entry->node);
     if (!it->second.power_cap.empty()) {
       power_cap_ = it->second.power_cap;
@@ -245,8 +284,11 @@ class Builder {
 
   // A TPU multi-slice job (hardware.slices): the cluster's network.slices, its DCN bandwidth per host
   // derived from the node's NICs (printed as an assumption; docs/collectives.md "Multi-slice").
-  std::optional<std::string> slices(const json& node, const std::string& entry, int nodes) {
-    const bool tpu = node.value("fabric", "") == "torus-ici";
+  std::optional<std::string> slices(const json& node, const std::filesystem::path& file, const std::string& entry,
+                                    int nodes) {
+    std::string fabric;
+    if (auto want = peek_string(node, "fabric", fabric)) return wrong_type(file, "fabric", want->c_str());
+    const bool tpu = fabric == "torus-ici";
     if (!rec_.slices) {
       if (tpu) assume("slices = 1 (not stated; the job is one ICI torus)");
       return std::nullopt;
@@ -256,11 +298,17 @@ class Builder {
     if (!tpu) return fmt::format("hardware.slices = {} on node {}: multi-slice jobs are modelled for TPU (torus-ici) hosts only", n, entry);
     if (nodes % n != 0) return fmt::format("hardware.slices = {} does not divide the {} hosts into equal slices", n, nodes);
     cluster_["network"] = {{"slices", n}};
+    if (node.contains("nic") && !node["nic"].is_object()) return wrong_type(file, "nic", "an object");
     const json nic = node.value("nic", json::object());
+    int nics = 0;
+    if (auto want = peek_int(node, "nics", nics)) return wrong_type(file, "nics", want->c_str());
+    std::string nic_bandwidth;
+    if (auto want = peek_string(nic, "bandwidth", nic_bandwidth)) return wrong_type(file, "nic/bandwidth", want->c_str());
+    if (nic_bandwidth.empty()) nic_bandwidth = "?";
     assume(fmt::format("DCN between the {} slices = the host's {} data-centre NICs of {} x efficiency {} per host "
                        "(node {}), non-blocking; data parallelism across slices, FSDP within a slice (MaxText "
                        "dcn_data_parallelism)",
-                       n, node.value("nics", 0), nic.value("bandwidth", std::string("?")),
+                       n, nics, nic_bandwidth,
                        nic.contains("efficiency") ? nic["efficiency"].dump() : std::string("1"), entry));
     return std::nullopt;
   }
@@ -649,6 +697,11 @@ class Builder {
     std::int64_t gb = 0;
     if (rec_.global_batch) {
       gb = *rec_.global_batch;
+      if (rec_.global_batch_tokens && *rec_.global_batch_tokens != gb * seq) {
+        assume(fmt::format("global_batch = {} sequences as stated; the stated global_batch_tokens {} is not {} x "
+                           "seq_len {} and is not used",
+                           gb, *rec_.global_batch_tokens, gb, seq));
+      }
     } else if (rec_.global_batch_tokens && *rec_.global_batch_tokens % seq == 0) {
       gb = *rec_.global_batch_tokens / seq;
       assume(fmt::format("global_batch = {} sequences (global_batch_tokens / seq_len)", gb));
@@ -764,22 +817,33 @@ class Builder {
   // taken and printed below with the profile's name. On a device whose FP16 and BF16 peaks differ (V100: no
   // BF16) the record is skipped and the reason says to state which.
   std::optional<std::string> sixteen_bit_as_bf16() {
-    const auto file = device_.empty() ? std::nullopt : in_.catalog.find(CatalogKind::devices, device_);
+    if (device_.empty()) return std::string("precision.compute \"16-bit\": the node entry names no device");
+    const auto file = in_.catalog.find(CatalogKind::devices, device_);
     if (!file) return fmt::format("precision.compute \"16-bit\": device entry \"{}\" not found", device_);
     const json dev = read_json_file(*file);
+    if (!dev.is_object()) return fmt::format("catalog entry {}: must be a JSON object", file->string());
+    if (dev.contains("peak") && !dev["peak"].is_object()) return wrong_type(*file, "peak", "an object");
+    // A missing peak is 0 (the device does not run that format); a present one must be a positive rate.
+    std::optional<std::string> bad;
     const auto peak = [&](const char* key) {
-      if (!dev.contains("peak") || !dev["peak"].is_object() || !dev["peak"].contains(key) ||
-          !dev["peak"][key].is_string()) {
+      if (!dev.contains("peak") || !dev["peak"].contains(key)) return 0.0;
+      const json& v = dev["peak"][key];
+      const std::string where = fmt::format("peak/{}", key);
+      if (!v.is_string()) {
+        bad = wrong_type(*file, where.c_str(), "a rate such as \"312 TFLOP/s\"");
         return 0.0;
       }
       try {
-        return parse_quantity(dev["peak"][key].get<std::string>(), Dimension::flops_rate);
+        const double r = parse_quantity(v.get<std::string>(), Dimension::flops_rate);
+        if (std::isfinite(r) && r > 0.0) return r;
       } catch (const std::invalid_argument&) {
-        return 0.0;
       }
+      bad = wrong_type(*file, where.c_str(), "a positive rate such as \"312 TFLOP/s\"");
+      return 0.0;
     };
     const double fp16 = peak("fp16");
     const double bf16 = peak("bf16");
+    if (bad) return bad;
     if (fp16 <= 0.0 || bf16 <= 0.0 || fp16 != bf16) {
       return fmt::format(
           "precision.compute \"16-bit\" does not say FP16 or BF16, and device {} does not run both at one "

@@ -177,6 +177,61 @@ TEST_CASE("a stated 16-bit format reads as bf16 where FP16 and BF16 share one pe
                                       "not run both at one dense peak: state which") != std::string::npos);
 }
 
+TEST_CASE("a global batch stated in sequences wins over a disagreeing token count, said") {
+  json r = base_record();
+  r["parallelism"]["global_batch_tokens"] = 1000000;  // a nominal "1M tokens" beside 128 x 8192
+  const auto& c = only_case(read(r));
+  CHECK(c.experiment["training"]["global_batch"] == 128);
+  CHECK(mentions(c.assumptions, "global_batch = 128 sequences as stated; the stated global_batch_tokens 1000000 "
+                                "is not 128 x seq_len 8192 and is not used"));
+  r["parallelism"]["global_batch_tokens"] = 128 * 8192;  // agreeing: nothing to say
+  CHECK_FALSE(mentions(only_case(read(r)).assumptions, "global_batch_tokens"));
+}
+
+TEST_CASE("a catalog node or device entry of the wrong shape skips the record with the file and key") {
+  // An extra catalog root (as --configs gives) shadows the bundled DGX H100 node and H100 device entries.
+  const auto root = std::filesystem::temp_directory_path() / "clustersim-refrec-badcat";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "nodes");
+  std::filesystem::create_directories(root / "devices");
+  const auto bundled = std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "configs";
+  const auto load = [](const std::filesystem::path& f) {
+    std::ifstream in(f);
+    return json::parse(in);
+  };
+  const json node = load(bundled / "nodes" / "dgx-h100.json");
+  const json device = load(bundled / "devices" / "h100-sxm5-80gb.json");
+  const auto write = [](const std::filesystem::path& f, const json& j) { std::ofstream(f) << j.dump(); };
+  const config::CatalogPaths paths{{root, bundled}};
+  json r = base_record();
+  r["precision"]["compute"] = "16-bit";
+  const auto reason = [&]() {
+    const auto s = config::reference_runs_from_json(json::array({r}), "unit.json", paths);
+    REQUIRE(s.skipped.size() == 1);
+    return s.skipped.front().reason;
+  };
+  json bad = node;
+  bad["device"] = 5;  // was an exception out of json::value, i.e. an internal error for every record
+  write(root / "nodes" / "dgx-h100.json", bad);
+  CHECK(reason().find("dgx-h100.json: /device must be a string") != std::string::npos);
+  bad = node;
+  bad["devices_per_node"] = "8";
+  write(root / "nodes" / "dgx-h100.json", bad);
+  CHECK(reason().find("dgx-h100.json: /devices_per_node must be a non-negative integer") != std::string::npos);
+  write(root / "nodes" / "dgx-h100.json", json::array());
+  CHECK(reason().find("dgx-h100.json: must be a JSON object") != std::string::npos);
+  std::filesystem::remove(root / "nodes" / "dgx-h100.json");
+  // A malformed peak is named as such, not as a device without one format.
+  json dev = device;
+  dev["peak"]["fp16"] = "fast";
+  write(root / "devices" / "h100-sxm5-80gb.json", dev);
+  CHECK(reason().find("h100-sxm5-80gb.json: /peak/fp16 must be a positive rate") != std::string::npos);
+  dev["peak"] = 3;
+  write(root / "devices" / "h100-sxm5-80gb.json", dev);
+  CHECK(reason().find("h100-sxm5-80gb.json: /peak must be an object") != std::string::npos);
+  std::filesystem::remove_all(root);
+}
+
 TEST_CASE("Megatron-LM 2023 records are charged its README's selective recompute, not a full one, said") {
   json r = base_record();
   r["framework"] = {{"name", "megatron-lm"}, {"version", nullptr}, {"date", "2023-06"}};
