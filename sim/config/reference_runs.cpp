@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "sim/config/catalog_entries.hpp"
 #include "sim/config/framework_profile.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/config/object_reader.hpp"
@@ -340,7 +341,12 @@ class Builder {
       entry = *rec_.catalog_hint;
     }
     json base = json::object();
-    if (!entry.empty()) base = read_json_file(*in_.catalog.find(CatalogKind::models, entry));
+    if (!entry.empty()) {
+      // Read once with the declared-field model reader, as run would: a catalog entry of the wrong shape
+      // is one located error (file and pointer, exit 2), not a json exception below.
+      (void)load_model(in_.catalog, entry);
+      base = read_json_file(*in_.catalog.find(CatalogKind::models, entry));
+    }
     model_ = json::object();
     model_["name"] = rec_.model_name;
     auto field = [&](const char* key, const json& stated) {

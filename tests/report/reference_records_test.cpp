@@ -229,6 +229,20 @@ TEST_CASE("a catalog node or device entry of the wrong shape skips the record wi
   dev["peak"] = 3;
   write(root / "devices" / "h100-sxm5-80gb.json", dev);
   CHECK(reason().find("h100-sxm5-80gb.json: /peak must be an object") != std::string::npos);
+  std::filesystem::remove(root / "devices" / "h100-sxm5-80gb.json");
+  // A catalog model of the wrong shape is read by the declared-field model reader: one located error.
+  std::filesystem::create_directories(root / "models");
+  json model = load(bundled / "models" / "llama3-8b.json");
+  model["mlp"] = 3;
+  write(root / "models" / "llama3-8b.json", model);
+  std::string problem;
+  try {
+    (void)config::reference_runs_from_json(json::array({r}), "unit.json", paths);
+  } catch (const ConfigError& e) {
+    problem = e.diagnostics().front().to_string();
+  }
+  CHECK(problem.find("llama3-8b.json") != std::string::npos);
+  CHECK(problem.find("/mlp") != std::string::npos);
   std::filesystem::remove_all(root);
 }
 
