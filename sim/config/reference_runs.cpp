@@ -639,6 +639,21 @@ class Builder {
           "schedule zb-v (Qi et al.'s two-chunk V-shape zero-bubble schedule) is not expressible: the "
           "simulator builds ZB-H1 only");
     }
+    // V-Half and V-Min: the memory-controlled V-shape schedules of Qi et al., "Pipeline Parallelism with
+    // Controllable Memory", arXiv:2405.15362 (2024): two model chunks per rank in V placement (chunk 0 on
+    // ranks 0..p-1, chunk 1 on p-1..0), split backward, and about 1/2 (V-Half) or 1/3 (V-Min) of 1F1B's
+    // activation memory. Their op order is the output of a greedy placement of a repeating building block
+    // (sail-sg/zero-bubble-pipeline-parallelism 92895b9a, branch v-half-vocab,
+    // megatron/core/pipeline_parallel/zerobubble/scheduler/zbv_greedy.py, selected by
+    // --zero-bubble-v-schedule --zero-bubble-v-schedule-mem-setup half|min), which the schedules library
+    // does not build; reading them as ZB-H1 would charge a one-chunk schedule's bubble and memory.
+    if (s == "v-half" || s == "v-min") {
+      return fmt::format(
+          "schedule {} (Qi et al. 2024's V-shape schedule with two chunks per rank and about {} of 1F1B's "
+          "activation memory) is not expressible: the simulator builds ZB-H1 and DualPipe only; a V-shape "
+          "schedule kind (chunk 1 on ranks p-1..0, zbv_greedy.py's op order) would make it expressible",
+          s, s == "v-half" ? "1/2" : "1/3");
+    }
     return std::nullopt;
   }
 

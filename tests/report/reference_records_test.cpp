@@ -307,7 +307,7 @@ TEST_CASE("126 layers over 16 stages predict under a profile or a stated split r
   }
 }
 
-TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v are skips that name the schedule") {
+TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v/v-half/v-min are skips that name the schedule") {
   json r = base_record();
   r["parallelism"]["pp"] = 8;
   r["parallelism"]["tp"] = 1;
@@ -335,7 +335,24 @@ TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v are 
       CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
     }
   }
+  SECTION("the V-shape schedules (v-half, v-min) are skipped, not read as ZB-H1, the reason naming them") {
+    r["model"]["vocab"] = nullptr;  // the schedule is the reason, not the vocabulary
+    r["model"]["catalog_hint"] = nullptr;
+    for (const char* s : {"v-half", "v-min"}) {
+      r["parallelism"]["schedule"] = s;
+      const ValidationResult v = run_validation(read(r), kPaths);
+      REQUIRE(v.skipped.size() == 1);
+      CHECK(v.rows.empty());
+      CHECK(v.skipped.front().reason.find(std::string("schedule ") + s) != std::string::npos);
+      CHECK(v.skipped.front().reason.find("V-shape") != std::string::npos);
+      CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
+    }
+  }
   SECTION("an unknown variant is an error at its pointer") {
+    r["parallelism"]["schedule"] = "v-half";  // a known value reads without a problem (then is skipped)
+    CHECK(first_problem(r).empty());
+    r["parallelism"]["schedule"] = "v-zb";
+    CHECK(first_problem(r).find("/0/parallelism/schedule") != std::string::npos);
     r["parallelism"]["schedule"] = "zb-3p";
     CHECK(first_problem(r).find("/0/parallelism/schedule") != std::string::npos);
   }
