@@ -307,7 +307,7 @@ TEST_CASE("126 layers over 16 stages predict under a profile or a stated split r
   }
 }
 
-TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v/v-half/v-min are skips that name the schedule") {
+TEST_CASE("zero-bubble variants: zb-h1 and v-half are built as stated, zb-1p/zb-2p/zb-v/v-min are skips that name the schedule") {
   json r = base_record();
   r["parallelism"]["pp"] = 8;
   r["parallelism"]["tp"] = 1;
@@ -335,21 +335,54 @@ TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v/v-ha
       CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
     }
   }
-  SECTION("the V-shape schedules (v-half, v-min) are skipped, not read as ZB-H1, the reason naming them") {
+  SECTION("v-half reaches the experiment as stated and predicts otherwise than ZB-H1; v-min is skipped") {
+    r["parallelism"]["schedule"] = "v-half";
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["parallelism"]["schedule"] == "v-half");
+    CHECK(!c.experiment["parallelism"].contains("vp"));
+    CHECK(!mentions(c.assumptions, "schedule"));
+    const double v_half = predict(r);
+    r["parallelism"]["schedule"] = "zb-h1";
+    CHECK(predict(r) != Approx(v_half).epsilon(1e-6));
     r["model"]["vocab"] = nullptr;  // the schedule is the reason, not the vocabulary
     r["model"]["catalog_hint"] = nullptr;
-    for (const char* s : {"v-half", "v-min"}) {
-      r["parallelism"]["schedule"] = s;
-      const ValidationResult v = run_validation(read(r), kPaths);
-      REQUIRE(v.skipped.size() == 1);
-      CHECK(v.rows.empty());
-      CHECK(v.skipped.front().reason.find(std::string("schedule ") + s) != std::string::npos);
-      CHECK(v.skipped.front().reason.find("V-shape") != std::string::npos);
-      CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
+    r["parallelism"]["schedule"] = "v-min";
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.rows.empty());
+    CHECK(v.skipped.front().reason.find("schedule v-min") != std::string::npos);
+    CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
+  }
+  SECTION("v-half with what its reference does not run is a skip that says why") {
+    r["parallelism"]["schedule"] = "v-half";
+    const auto reason = [&] {
+      const auto set = read(r);
+      REQUIRE(set.skipped.size() == 1);
+      return set.skipped.front().reason;
+    };
+    SECTION("a stated vp") {
+      r["parallelism"]["vp"] = 2;
+      CHECK(reason().find("schedule v-half holds its two chunks per rank by itself, but vp = 2") != std::string::npos);
+    }
+    SECTION("layers that do not divide over 2·pp") {
+      r["parallelism"]["pp"] = 16;
+      r["hardware"]["count"] = 16;
+      r["parallelism"]["global_batch"] = 64;
+      r["model"]["catalog_hint"] = nullptr;
+      r["model"]["layers"] = 48;
+      CHECK(reason().find("48 layers do not divide over the 2·pp = 32 chunks of schedule v-half") != std::string::npos);
+    }
+    SECTION("a stated pipeline_split") {
+      r["parallelism"]["pipeline_split"] = "balanced";
+      CHECK(reason().find("with schedule v-half") != std::string::npos);
+    }
+    SECTION("the interlaced vocabulary pipeline") {
+      r["parallelism"]["vocab_parallel"] = "interlaced";
+      CHECK(reason().find("schedule v-half with vocab_parallel interlaced") != std::string::npos);
     }
   }
   SECTION("an unknown variant is an error at its pointer") {
-    r["parallelism"]["schedule"] = "v-half";  // a known value reads without a problem (then is skipped)
+    r["parallelism"]["schedule"] = "v-min";  // a known value reads without a problem (then is skipped)
     CHECK(first_problem(r).empty());
     r["parallelism"]["schedule"] = "v-zb";
     CHECK(first_problem(r).find("/0/parallelism/schedule") != std::string::npos);
