@@ -6,6 +6,10 @@
 // k = s. DualPipe (two chunks per stage) maps chunk 0 on stage s to model stage s and chunk 1 to model
 // stage p-1-s, V = p: the forward direction (chunk 0) runs the model from stage 0 to p-1 and the reverse
 // direction (chunk 1) from stage p-1 to 0 (DeepSeek-AI 2024, arXiv:2412.19437 Section 3.2.1).
+// V-Half (two chunks per stage in V placement) maps chunk 0 on stage s to virtual stage s and chunk 1 to
+// 2p-1-s, V = 2p: a microbatch runs stages 0..p-1 on chunk 0, then p-1..0 on chunk 1, so the turn of the V
+// (virtual stages p-1 and p) and the loss's first and last layers (0 and 2p-1) share a device (Qi et al.
+// 2024, arXiv:2405.15362; zbv_greedy.py's layer_group_idx).
 //
 // Data dependencies (the op whose output an op consumes):
 //   forward  of mb on virtual stage k   <- forward of mb on k-1 (none for k = 0: it reads the batch)
@@ -39,11 +43,13 @@ struct OpRef {
 /// 0 <= stage < p, 0 <= chunk < spec.chunks). O(1).
 inline int virtual_stage(const ScheduleSpec& spec, int stage, int chunk) {
   if (spec.kind == ScheduleKind::dualpipe) return chunk == 0 ? stage : spec.stages - 1 - stage;
+  if (spec.kind == ScheduleKind::v_half) return chunk == 0 ? stage : 2 * spec.stages - 1 - stage;
   return chunk * spec.stages + stage;
 }
 
-/// Number of virtual stages the model's layers are divided into: v * p, or p for dualpipe (its two
-/// chunks per stage are two copies of the model, not a finer split). Each holds layers / this count.
+/// Number of virtual stages the model's layers are divided into: v * p (2p for v-half), or p for dualpipe
+/// (its two chunks per stage are two copies of the model, not a finer split). Each holds layers / this
+/// count.
 inline int virtual_stage_count(const ScheduleSpec& spec) {
   return spec.kind == ScheduleKind::dualpipe ? spec.stages : spec.chunks * spec.stages;
 }
@@ -73,6 +79,25 @@ inline std::optional<OpRef> unchecked_data_dependency(const ScheduleSpec& spec, 
       case OpKind::backward_input:
         if (k == p - 1) return OpRef{stage, {OpKind::forward, op.microbatch, op.chunk}};
         return OpRef{stage - upstream, op};
+      case OpKind::backward_weight:
+        return OpRef{stage, {OpKind::backward_input, op.microbatch, op.chunk}};
+    }
+    return std::nullopt;
+  }
+  if (spec.kind == ScheduleKind::v_half) {
+    // Virtual stage j runs on stage j (chunk 0) for j < p, else on stage 2p-1-j (chunk 1).
+    const int k = virtual_stage(spec, stage, op.chunk);
+    const auto at = [&](int j, OpKind kind) {
+      return j < p ? OpRef{j, {kind, op.microbatch, 0}} : OpRef{2 * p - 1 - j, {kind, op.microbatch, 1}};
+    };
+    switch (op.kind) {
+      case OpKind::forward:
+        if (k == 0) return std::nullopt;
+        return at(k - 1, OpKind::forward);
+      case OpKind::backward:
+      case OpKind::backward_input:
+        if (k == 2 * p - 1) return OpRef{stage, {OpKind::forward, op.microbatch, op.chunk}};
+        return at(k + 1, op.kind);
       case OpKind::backward_weight:
         return OpRef{stage, {OpKind::backward_input, op.microbatch, op.chunk}};
     }
@@ -112,7 +137,8 @@ inline bool crosses_stage(int consumer_stage, const OpRef& dep) {
 /// min(2(p - s - 1) + (v - 1)p + 1, v m), i.e. v p + p - 1 on stage 0 = p (1 + (p-1)/(p v)) stage-sized
 /// units (the interleaved-schedule factor of Korthikanti et al. 2022, arXiv:2205.05198); zb-h1 min(p, m)
 /// on every stage, counting a microbatch until its W (Qi et al. 2024, Section 2.1: "all workers
-/// maintain the same number of in-flight microbatches").
+/// maintain the same number of in-flight microbatches"); v-half by the walk (p + 1 chunk sets on stage 0
+/// with m >= p and even p: (p + 2)/2 microbatches' worth of a whole stage, against 1F1B's p).
 /// Preconditions as build_schedule plus 0 <= stage < p. O(1) with fused backwards (from the warm-up
 /// count), O(ops on the stage) for zb-h1; no allocation.
 int peak_inflight_activations(const ScheduleSpec& spec, int stage);

@@ -18,13 +18,14 @@ bool known_kind(ScheduleKind k) {
     case ScheduleKind::interleaved_1f1b:
     case ScheduleKind::zero_bubble_h1:
     case ScheduleKind::dualpipe:
+    case ScheduleKind::v_half:
       return true;
   }
   return false;
 }
 
 bool chunks_allowed(const ScheduleSpec& s) {
-  if (s.kind == ScheduleKind::dualpipe) return s.chunks == 2;
+  if (s.kind == ScheduleKind::dualpipe || s.kind == ScheduleKind::v_half) return s.chunks == 2;
   return s.chunks == 1 || s.kind == ScheduleKind::interleaved_1f1b;
 }
 
@@ -36,9 +37,16 @@ bool dualpipe_sizes_ok(const ScheduleSpec& s) {
 }
 
 // Per-stage op counts and global virtual-stage ids must stay within int.
+// V-Half's slot numbers (up to 6(m + p) + vocab_slots) too.
 bool fits_int(const ScheduleSpec& s) {
   const std::int64_t v = s.chunks, m = s.microbatches, p = s.stages;
-  return 3 * v * m <= INT_MAX && p * v <= INT_MAX;
+  return 3 * v * m <= INT_MAX && p * v <= INT_MAX && 6 * (m + p) + 12 <= INT_MAX;
+}
+
+// The vocabulary slots the authors' V-Half branch reserves: none, 6 (one all-reduce barrier) or 12 (two).
+bool vocab_slots_ok(const ScheduleSpec& s) {
+  if (s.kind != ScheduleKind::v_half) return s.vocab_slots == 0;
+  return s.vocab_slots == 0 || s.vocab_slots == 6 || s.vocab_slots == 12;
 }
 
 [[noreturn]] void throw_invalid(const ScheduleSpec& spec) {
@@ -55,7 +63,7 @@ std::vector<std::string> check(const ScheduleSpec& spec) {
   const std::string name = known_kind(spec.kind) ? std::string(to_string(spec.kind)) : "schedule";
   if (!known_kind(spec.kind)) {
     problems.push_back("unknown schedule kind " + std::to_string(static_cast<int>(spec.kind)) +
-                       " (expected gpipe, 1f1b, interleaved-1f1b, zb-h1 or dualpipe)");
+                       " (expected gpipe, 1f1b, interleaved-1f1b, zb-h1, dualpipe or v-half)");
   }
   if (spec.stages < 1)
     problems.push_back("stages must be at least 1 (got " + std::to_string(spec.stages) + ")");
@@ -69,7 +77,18 @@ std::vector<std::string> check(const ScheduleSpec& spec) {
     problems.push_back("dualpipe holds exactly 2 chunks per stage, one per direction (got chunks = " +
                        std::to_string(spec.chunks) + ")");
   }
-  if (!dualpipe && spec.chunks > 1 && spec.kind != ScheduleKind::interleaved_1f1b) {
+  const bool v_half = spec.kind == ScheduleKind::v_half;
+  if (v_half && spec.chunks >= 1 && spec.chunks != 2) {
+    problems.push_back("v-half holds exactly 2 chunks per stage, in V placement (got chunks = " +
+                       std::to_string(spec.chunks) + ")");
+  }
+  if (!vocab_slots_ok(spec)) {
+    problems.push_back(v_half ? "v-half reserves 0, 6 or 12 vocabulary slots (got " +
+                                    std::to_string(spec.vocab_slots) + ")"
+                              : "vocab_slots is a v-half setting (got " + std::to_string(spec.vocab_slots) +
+                                    " with " + name + ")");
+  }
+  if (!dualpipe && !v_half && spec.chunks > 1 && spec.kind != ScheduleKind::interleaved_1f1b) {
     problems.push_back("chunks > 1 needs interleaved-1f1b (got chunks = " + std::to_string(spec.chunks) +
                        " with " + name + ")");
   }
@@ -100,23 +119,28 @@ bool is_valid(const ScheduleSpec& spec) {
   return known_kind(spec.kind) && spec.stages >= 1 && spec.microbatches >= 1 && spec.chunks >= 1 &&
          chunks_allowed(spec) &&
          (spec.kind != ScheduleKind::interleaved_1f1b || spec.microbatches % spec.stages == 0) &&
-         (spec.kind != ScheduleKind::dualpipe || dualpipe_sizes_ok(spec)) && fits_int(spec);
+         (spec.kind != ScheduleKind::dualpipe || dualpipe_sizes_ok(spec)) && vocab_slots_ok(spec) &&
+         fits_int(spec);
 }
 
-ScheduleSpec schedule_spec(ScheduleKind kind, int stages, int microbatches, int interleaved_chunks) {
-  if (kind != ScheduleKind::dualpipe) return ScheduleSpec{kind, stages, microbatches, interleaved_chunks};
+ScheduleSpec schedule_spec(ScheduleKind kind, int stages, int microbatches, int interleaved_chunks,
+                           int vocab_slots) {
+  if (kind != ScheduleKind::dualpipe && kind != ScheduleKind::v_half) {
+    return ScheduleSpec{kind, stages, microbatches, interleaved_chunks, vocab_slots};
+  }
   // Saturates instead of overflowing; check() then rejects any count other than 2.
   const std::int64_t chunks =
       std::min<std::int64_t>(2 * static_cast<std::int64_t>(interleaved_chunks), INT_MAX);
-  return ScheduleSpec{kind, stages, microbatches, static_cast<int>(chunks)};
+  return ScheduleSpec{kind, stages, microbatches, static_cast<int>(chunks), vocab_slots};
 }
 
 bool splits_backward(ScheduleKind kind) {
-  return kind == ScheduleKind::zero_bubble_h1 || kind == ScheduleKind::dualpipe;
+  return kind == ScheduleKind::zero_bubble_h1 || kind == ScheduleKind::dualpipe || kind == ScheduleKind::v_half;
 }
 
 int ops_per_stage(const ScheduleSpec& spec) {
   if (!is_valid(spec)) throw_invalid(spec);
+  if (spec.kind == ScheduleKind::v_half) return 6 * spec.microbatches;
   if (splits_backward(spec.kind)) return 3 * spec.microbatches;
   return 2 * spec.chunks * spec.microbatches;
 }

@@ -24,6 +24,13 @@
 //                     implementation's eight steps, each overlapped F&B pair written as F then B
 //                     (DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437, Section 3.2.1,
 //                     Fig. 5, Table 2; github.com/deepseek-ai/DualPipe dualpipe/dualpipe.py).
+//   v-half            V-shape: chunk 0 on stage s is model stage s, chunk 1 is model stage 2p-1-s, so every
+//                     microbatch runs down the pipeline and back up, and stage 0 holds the first and the
+//                     last layers; backward split into B and W. Op order: the V-Half building block of Qi
+//                     et al., "Pipeline Parallelism with Controllable Memory", arXiv:2405.15362 (2024),
+//                     repeated every 6 slots, with the W's in the empty slots, as the authors' branch
+//                     v-half-vocab runs it (sail-sg/zero-bubble-pipeline-parallelism 92895b9a,
+//                     zbv_greedy.py stable_pattern_v_half + put_w, do_reorder=False; docs/schedules.md).
 #pragma once
 
 #include <string>
@@ -38,14 +45,23 @@ struct ScheduleSpec {
   ScheduleKind kind = ScheduleKind::one_f_one_b;
   int stages = 1;        // p, pipeline-parallel degree
   int microbatches = 1;  // m, microbatches per optimizer step
-  int chunks = 1;        // v, model chunks per stage (> 1 only for interleaved-1f1b; exactly 2 for dualpipe)
+  int chunks = 1;        // v, model chunks per stage (> 1 only for interleaved-1f1b; exactly 2 for dualpipe
+                         // and v-half)
+  // v-half only: slots the building block reserves for the vocabulary passes between a microbatch's last
+  // forward and first backward (0 without vocabulary parallelism; the authors' v-half-vocab branch adds 6
+  // with --enable-vocab-parallel and 6 more with --disable-backward-fusion, zbv_greedy.py
+  // stable_pattern_v_half). Must be 0 for every other kind.
+  int vocab_slots = 0;
 };
 
 /// The spec of a schedule as a configuration states it: `interleaved_chunks` is the interleaved
 /// schedule's vp (1 otherwise). DualPipe holds two chunks per stage by construction (one per direction),
 /// so for it chunks = 2 * interleaved_chunks, which check() accepts only for interleaved_chunks = 1.
 /// Callers that build a spec from a configuration use this rather than setting `chunks` themselves.
-ScheduleSpec schedule_spec(ScheduleKind kind, int stages, int microbatches, int interleaved_chunks = 1);
+/// V-Half likewise holds two chunks per stage (chunks = 2 * interleaved_chunks); `vocab_slots` is
+/// ScheduleSpec::vocab_slots (v-half only).
+ScheduleSpec schedule_spec(ScheduleKind kind, int stages, int microbatches, int interleaved_chunks = 1,
+                           int vocab_slots = 0);
 
 /// Microbatches that each (stage, chunk) runs a forward and a backward for: m, or m/2 for dualpipe
 /// (a chunk serves one direction's half). No checks. O(1).
@@ -54,7 +70,7 @@ inline int chunk_microbatches(const ScheduleSpec& spec) {
 }
 
 /// Whether the schedule splits each backward into backward_input (B) and backward_weight (W) ops
-/// (zb-h1, dualpipe) rather than running fused backwards.
+/// (zb-h1, dualpipe, v-half) rather than running fused backwards.
 bool splits_backward(ScheduleKind kind);
 
 /// Checks the preconditions of every function in schedules/. Returns one human-readable sentence per
@@ -62,14 +78,16 @@ bool splits_backward(ScheduleKind kind);
 /// stages (4)". Requirements: p, m, v >= 1; v > 1 only with interleaved-1f1b or dualpipe;
 /// interleaved-1f1b needs m divisible by p (Megatron-LM raises the same error when m % p != 0 with
 /// microbatch group size p); dualpipe needs v = 2, an even p and an even m >= 2p (the reference
-/// implementation asserts the last two); p * v and 3 * v * m fit in an int.
+/// implementation asserts the last two); v-half needs v = 2 and vocab_slots 0, 6 or 12 (the values of the
+/// authors' branch); p * v, 3 * v * m and v-half's slot count 6(m + p) + 12 fit in an int.
 std::vector<std::string> check(const ScheduleSpec& spec);
 
 /// True when check(spec) would be empty; allocation-free.
 bool is_valid(const ScheduleSpec& spec);
 
 /// Number of ops every stage runs: 2*v*m with a fused backward, 3*m for zb-h1 and dualpipe (in dualpipe
-/// each microbatch passes each stage once, through the chunk of its direction).
+/// each microbatch passes each stage once, through the chunk of its direction), 6*m for v-half (each
+/// microbatch passes each stage twice, once per chunk).
 /// Precondition: is_valid(spec) (throws std::invalid_argument otherwise).
 int ops_per_stage(const ScheduleSpec& spec);
 

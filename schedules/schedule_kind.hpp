@@ -11,11 +11,14 @@ enum class ScheduleKind {
   one_f_one_b,       // PipeDream-Flush / Megatron non-interleaved 1F1B (Narayanan et al. 2021)
   interleaved_1f1b,  // Megatron interleaved 1F1B with v model chunks per rank (Narayanan et al. 2021 S2.2)
   zero_bubble_h1,    // ZB-H1: backward split into B (input grad) and W (weight grad) (Qi et al. 2024)
-  dualpipe           // DeepSeek DualPipe: two directions, two chunks per rank, split backward
+  dualpipe,          // DeepSeek DualPipe: two directions, two chunks per rank, split backward
                      // (DeepSeek-AI 2024, arXiv:2412.19437 Section 3.2.1)
+  v_half             // V-Half: two chunks per rank in V placement, split backward, about half of 1F1B's
+                     // activation memory (Qi et al., "Pipeline Parallelism with Controllable Memory",
+                     // arXiv:2405.15362, 2024)
 };
 
-std::string_view to_string(ScheduleKind k);  // "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "dualpipe"
+std::string_view to_string(ScheduleKind k);  // "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "dualpipe", "v-half"
 std::optional<ScheduleKind> schedule_from_string(std::string_view s);
 
 }  // namespace clustersim

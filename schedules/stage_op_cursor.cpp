@@ -24,6 +24,8 @@ int count_warmup_forwards(ScheduleKind kind, int p, int m, int v, int s) {
     case ScheduleKind::dualpipe:
       // Steps 1 and 2 run p forwards; the two middle stages skip step 3 and start step 4 with one more.
       return std::min(s, p - 1 - s) == p / 2 - 1 ? p + 1 : p;
+    case ScheduleKind::v_half:
+      return -1;  // set by the constructor from the building block (v_half_warmup)
   }
   return n;
 }
@@ -84,6 +86,33 @@ int dual_iterations(int step, int P, int h, int M) {
   }
 }
 
+// V-Half's building block (Qi et al. 2024, arXiv:2405.15362; read from sail-sg/zero-bubble-pipeline-
+// parallelism 92895b9a, zbv_greedy.py stable_pattern_v_half): on stage s microbatch j runs its chunk-0
+// forward in slot 2s + 6j, its chunk-1 forward in 3p - s - 2 + 6j, its chunk-1 backward (B) in
+// 3p + I + 2s - 1 + 6j and its chunk-0 B in 6p + I - s - 2 + 6j, where I = 3 for even p (0 for odd) plus
+// the vocabulary slots. The four first slots differ mod 6 for every p and s, so no two ops share a slot,
+// and each op's slot is later than its input's (the same op one stage up- or downstream, or at the turn
+// of the V the stage's previous chunk), so the order is a valid schedule for any m >= 1.
+void v_half_first_slots(int p, int s, int vocab_slots, int first[4]) {
+  const int interval = (p % 2 == 0 ? 3 : 0) + vocab_slots;
+  first[0] = 2 * s;
+  first[1] = 3 * p - s - 2;
+  first[2] = 3 * p + interval + 2 * s - 1;
+  first[3] = 6 * p + interval - s - 2;
+}
+
+// Forwards (of either chunk) before the stage's first B: those whose slot precedes the first B's.
+int v_half_warmup(int p, int m, int s, int vocab_slots) {
+  int first[4];
+  v_half_first_slots(p, s, vocab_slots, first);
+  const int first_b = std::min(first[2], first[3]);
+  int n = 0;
+  for (int t = 0; t < 2; ++t) {
+    if (first[t] < first_b) n += std::min(m, (first_b - first[t] - 1) / 6 + 1);
+  }
+  return n;
+}
+
 }  // namespace
 
 StageOpCursor::StageOpCursor(const ScheduleSpec& spec, int stage)
@@ -102,6 +131,10 @@ StageOpCursor::StageOpCursor(const ScheduleSpec& spec, int stage)
     half_microbatches_ = microbatches_ / 2;
     second_half_ = stage_ >= half_stages_ ? 1 : 0;
   }
+  if (kind_ == ScheduleKind::v_half) {
+    v_half_first_slots(stages_, stage_, spec.vocab_slots, vh_first_);
+    warmup_ = v_half_warmup(stages_, microbatches_, stage_, spec.vocab_slots);
+  }
 }
 
 OpKind StageOpCursor::next_kind() {
@@ -109,6 +142,7 @@ OpKind StageOpCursor::next_kind() {
   const int pos = emitted_++;
   if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble().kind;
   if (kind_ == ScheduleKind::dualpipe) return next_dualpipe().kind;
+  if (kind_ == ScheduleKind::v_half) return next_v_half().kind;
   if (fused_is_forward(pos)) {
     advance(forward_walk_);
     return OpKind::forward;
@@ -214,6 +248,42 @@ PipelineOp StageOpCursor::next_dualpipe() {
       return dualpipe_deferred_weight(dp_deferred_weights_++);
   }
   CS_ASSERT(false, "unknown dualpipe token");
+  return {};
+}
+
+// V-Half as the authors' branch orders it (zbv_greedy.py with do_reorder=False: put_w(split_w=True), then
+// the ops sorted by slot): walk the slots of the building block (v_half_first_slots); a slot that holds
+// an F or B runs it (a B owes its W); an empty slot runs the oldest owed W, chunk 1's before chunk 0's;
+// once the four lists are done the W's still owed run, chunk 1's first. Amortised O(1) per op: the walk
+// visits at most 6(m + p) + 12 slots in all.
+PipelineOp StageOpCursor::next_v_half() {
+  static constexpr OpKind kKind[4] = {OpKind::forward, OpKind::forward, OpKind::backward_input,
+                                      OpKind::backward_input};
+  static constexpr int kChunk[4] = {0, 1, 1, 0};
+  const auto owed_weight = [this](int w) {
+    --vh_weights_owed_[w];
+    return PipelineOp{OpKind::backward_weight, vh_weights_done_[w]++, w == 0 ? 1 : 0};
+  };
+  for (;;) {
+    bool lists_left = false;
+    for (int t = 0; t < 4; ++t) {
+      if (vh_emitted_[t] >= microbatches_) continue;
+      lists_left = true;
+      if (vh_first_[t] + 6 * vh_emitted_[t] != vh_slot_) continue;
+      ++vh_slot_;
+      if (t >= 2) ++vh_weights_owed_[t - 2];
+      return {kKind[t], vh_emitted_[t]++, kChunk[t]};
+    }
+    if (!lists_left) break;
+    ++vh_slot_;
+    for (int w = 0; w < 2; ++w) {
+      if (vh_weights_owed_[w] > 0) return owed_weight(w);
+    }
+  }
+  for (int w = 0; w < 2; ++w) {
+    if (vh_weights_owed_[w] > 0) return owed_weight(w);
+  }
+  CS_ASSERT(false, "v-half cursor ran past its ops");
   return {};
 }
 

@@ -3,8 +3,8 @@
 // build_schedule() copies the ops into vectors; peak_inflight_activations() and other walks that run
 // inside sweeps read them straight from the cursor, and the graph builder turns them into nodes. The op
 // order rules are those listed in schedules/pipeline_schedule.hpp and derived in docs/schedules.md. The
-// fused-backward path of next() is defined here so those per-op loops can inline it; zb-h1 and dualpipe
-// are small state machines in stage_op_cursor.cpp.
+// fused-backward path of next() is defined here so those per-op loops can inline it; zb-h1, dualpipe and
+// v-half are small state machines in stage_op_cursor.cpp.
 #pragma once
 
 #include "schedules/pipeline_op.hpp"
@@ -79,6 +79,7 @@ class StageOpCursor {
   }
   PipelineOp next_zero_bubble();
   PipelineOp next_dualpipe();
+  PipelineOp next_v_half();
   // DualPipe's op of `kind` for the index-th microbatch of local phase `phase` (0 or 1; the reference's
   // phase, which names the other direction on the second half of the stages).
   [[nodiscard]] PipelineOp dualpipe_op(OpKind kind, int phase, int index) const;
@@ -120,6 +121,14 @@ class StageOpCursor {
   PipelineOp due_weight_;
   bool due_paired_ = false;  // the due W belongs to an overlapped pair
   bool paired_ = false;      // the op last returned runs inside an overlapped F&B pair
+  // v-half progress: the next slot of the building-block timeline; the first slot of each of the four
+  // op lists (F chunk 0, F chunk 1, B chunk 1, B chunk 0), each repeating every 6 slots; ops emitted per
+  // list; W's owed and emitted per chunk (index 0: chunk 1's W, which the reference prefers; 1: chunk 0's).
+  int vh_slot_ = 0;
+  int vh_first_[4] = {0, 0, 0, 0};
+  int vh_emitted_[4] = {0, 0, 0, 0};
+  int vh_weights_owed_[2] = {0, 0};
+  int vh_weights_done_[2] = {0, 0};
 };
 
 inline PipelineOp StageOpCursor::next() {
@@ -127,6 +136,7 @@ inline PipelineOp StageOpCursor::next() {
   const int pos = emitted_++;
   if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble();
   if (kind_ == ScheduleKind::dualpipe) return next_dualpipe();
+  if (kind_ == ScheduleKind::v_half) return next_v_half();
   return fused_is_forward(pos) ? next_forward() : next_backward();
 }
 

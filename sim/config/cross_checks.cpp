@@ -31,6 +31,7 @@ class Checker {
   void check_tensor_split();
   void check_pipeline();
   void check_dualpipe();
+  void check_v_half();
   void check_batch();
   void check_batch_rampup();
   void check_misc();
@@ -115,7 +116,10 @@ void Checker::check_tensor_split() {
 
 void Checker::check_pipeline() {
   auto& p = s_.parallelism;
-  if (!p.pipeline_layout.empty()) {
+  if (p.schedule == ScheduleKind::v_half) {
+    // V-Half sets its own even split over 2·pp chunks: check_v_half() refuses an explicit one and checks
+    // the layer count, one message each.
+  } else if (!p.pipeline_layout.empty()) {
     // Megatron-Core's layout (sim/config/pipeline_layout.hpp): its counts against the run, and the
     // engine's restriction that multi-token prediction runs on the last virtual stage.
     if (!usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/model/mtp_depth"})) return;
@@ -154,6 +158,10 @@ void Checker::check_pipeline() {
   const bool interleaved = p.schedule == ScheduleKind::interleaved_1f1b;
   if (p.schedule == ScheduleKind::dualpipe) {
     check_dualpipe();
+    return;
+  }
+  if (p.schedule == ScheduleKind::v_half) {
+    check_v_half();
     return;
   }
   if (p.vp > 1 && !interleaved) {
@@ -207,6 +215,41 @@ void Checker::check_dualpipe() {
           fmt::format("schedule \"dualpipe\" needs an even number of micro-batches, at least 2·pp = {} "
                       "(global_batch / (micro_batch·dp) = {})",
                       2 * static_cast<std::int64_t>(p.pp), m));
+  }
+}
+
+// V-Half keeps two model chunks per rank in V placement by construction, so vp stays 1; the authors'
+// code asserts that the layers per pipeline stage are even (each chunk gets half) and that no layers per
+// virtual stage are set (sail-sg/zero-bubble-pipeline-parallelism 92895b9a, megatron/core/zbpp_utils.py:
+// "zero bubble v and 1f1b v schedule requires number of layers per pipeline stage to be even"). Its
+// vocabulary parallelism is vocab-1 or vocab-2; the interlaced pipeline is not implemented on it.
+void Checker::check_v_half() {
+  const auto& p = s_.parallelism;
+  if (p.vp != 1) {
+    error("/parallelism/vp",
+          fmt::format("schedule \"v-half\" holds two model chunks per pipeline rank (V placement) by itself: "
+                      "vp must be 1 or absent (got {})",
+                      p.vp));
+    return;
+  }
+  if (p.vocab_parallel == VocabParallel::interlaced && usable({"/parallelism/vocab_parallel"})) {
+    error("/parallelism/vocab_parallel",
+          "schedule \"v-half\" runs vocabulary parallelism as vocab-1 or vocab-2 only (the authors' V-Half "
+          "branch has no interlaced pipeline)");
+  }
+  if (!p.pipeline_layers.empty() || !p.pipeline_layout.empty()) {
+    error(p.pipeline_layout.empty() ? "/parallelism/pipeline_layers" : "/parallelism/pipeline_layout",
+          "schedule \"v-half\" splits the layers evenly over its 2·pp chunks (the authors' code sets the "
+          "layers per chunk itself): an explicit split is not supported with it");
+    return;
+  }
+  if (!usable({"/parallelism/pp", "/model/layers"}) || p.pp < 1) return;
+  const std::int64_t chunks = 2 * static_cast<std::int64_t>(p.pp);
+  if (s_.model.layers % chunks != 0) {
+    error("/parallelism/pp",
+          fmt::format("schedule \"v-half\" needs the layers ({}) divisible by 2·pp = {}: each rank holds two "
+                      "chunks of equal size (the reference requires an even number of layers per stage)",
+                      s_.model.layers, chunks));
   }
 }
 
@@ -501,7 +544,8 @@ void Checker::check_schedule() {
   const auto& p = s_.parallelism;
   // A job's values may have failed in the experiment's context rather than this one.
   if (s_.training.micro_batch < 1 || p.dp < 1 || p.pp < 1 || p.vp < 1) return;
-  const ScheduleSpec spec = schedule_spec(p.schedule, p.pp, s_.training.microbatches(p.dp), p.vp);
+  const ScheduleSpec spec =
+      schedule_spec(p.schedule, p.pp, s_.training.microbatches(p.dp), p.vp, v_half_vocab_slots(p));
   if (!is_valid(spec)) error("/parallelism/schedule", check(spec).front());
 }
 

@@ -17,12 +17,13 @@ inline constexpr std::array<EnumName<Precision>, 5> kPrecisionNames{{{"fp32", Pr
                                                                      {"fp16", Precision::fp16},
                                                                      {"bf16", Precision::bf16},
                                                                      {"fp8", Precision::fp8}}};
-inline constexpr std::array<EnumName<ScheduleKind>, 5> kScheduleNames{
+inline constexpr std::array<EnumName<ScheduleKind>, 6> kScheduleNames{
     {{"gpipe", ScheduleKind::gpipe},
      {"1f1b", ScheduleKind::one_f_one_b},
      {"interleaved-1f1b", ScheduleKind::interleaved_1f1b},
      {"zb-h1", ScheduleKind::zero_bubble_h1},
-     {"dualpipe", ScheduleKind::dualpipe}}};
+     {"dualpipe", ScheduleKind::dualpipe},
+     {"v-half", ScheduleKind::v_half}}};
 inline constexpr std::array<EnumName<NodeFabric>, 5> kFabricNames{{{"nvswitch", NodeFabric::nvswitch},
                                                                    {"nvlink-mesh", NodeFabric::nvlink_mesh},
                                                                    {"pcie", NodeFabric::pcie},

@@ -73,8 +73,8 @@ constexpr Field kParallelismFields[] = {
      .fallback = "false"},
     {.key = "vp",
      .kind = FieldKind::integer,
-     .doc = "model chunks per pipeline rank (interleaved schedule); 1 with dualpipe, which holds its two "
-            "chunks per rank (one per direction) by itself",
+     .doc = "model chunks per pipeline rank (interleaved schedule); 1 with dualpipe and v-half, which hold "
+            "their two chunks per rank (one per direction; V placement) by themselves",
      .fallback = "1",
      .ints = kPositive},
     {.key = "pipeline_layers",

@@ -52,8 +52,8 @@ constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
 constexpr std::array<std::string_view, 3> kPosition{"learned", "rope", "alibi"};
 constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"};
 constexpr std::array<std::string_view, 4> kSelectiveRecompute{"attention", "op", "layer", "core-attn"};
-constexpr std::array<std::string_view, 9> kSchedule{"1f1b",  "interleaved", "gpipe", "dualpipe", "zb",
-                                                   "zb-h1", "zb-1p",       "zb-2p", "zb-v"};
+constexpr std::array<std::string_view, 11> kSchedule{"1f1b",  "interleaved", "gpipe", "dualpipe", "zb",    "zb-h1",
+                                                    "zb-1p", "zb-2p",       "zb-v",  "v-half",   "v-min"};
 constexpr std::array<std::string_view, 4> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle",
                                                          "balanced"};
 constexpr std::array<std::string_view, 3> kAttentionKernel{"flash-2", "flash-1", "triton-flash"};
@@ -201,7 +201,9 @@ constexpr Field kParallelismFields[] = {
     flag("tp_comm_overlap", "TP communication overlapped with GEMMs"),
     one_of("schedule",
            "pipeline schedule (zb: a zero-bubble schedule without its variant, read as ZB-H1; zb-h1, zb-1p, "
-           "zb-2p, zb-v: the variants of Qi et al. 2024 as stated; only zb-h1 is expressible)",
+           "zb-2p, zb-v: the variants of Qi et al. 2024 as stated; v-half, v-min: the V-shape schedules of Qi "
+           "et al., \"Pipeline Parallelism with Controllable Memory\", 2024; zb-1p, zb-2p, zb-v and v-min are not "
+           "expressible)",
            kSchedule),
     one_of("moe_overlap",
            "expert-parallel all-to-all overlap as stated (compute: Megatron-Core's 1F1B A2A overlap or DualPipe; "

@@ -651,13 +651,25 @@ class Builder {
     } else {
       return no_profile_reason("parallelism.schedule");
     }
-    if (sched == "zb") {
-      assume("schedule zb read as ZB-H1 (the zero-bubble schedule the simulator has)");
+    if (sched == "zb" || sched == "zb-h1") {
+      // ZB-H1 holds one chunk per rank, like 1f1b: a stated vp > 1 is a contradiction, not a detail to drop.
+      if (stated_vp && *stated_vp > 1) {
+        return fmt::format("schedule {} holds one chunk per rank, but vp = {}", sched, *stated_vp);
+      }
+      if (sched == "zb") assume("schedule zb read as ZB-H1 (the zero-bubble schedule the simulator has)");
       par_["schedule"] = "zb-h1";
       return std::nullopt;
     }
-    if (sched == "zb-h1") {
-      par_["schedule"] = "zb-h1";
+    if (sched == "v-half") {
+      // Two chunks per rank in V placement by construction (schedules/pipeline_schedule.hpp): vp stays 1.
+      if (stated_vp && *stated_vp > 1) {
+        return fmt::format("schedule v-half holds its two chunks per rank by itself, but vp = {}", *stated_vp);
+      }
+      if (rec_.vocab_parallel && *rec_.vocab_parallel == "interlaced") {
+        return std::string("schedule v-half with vocab_parallel interlaced: the authors' V-Half branch runs "
+                           "vocabulary parallelism as vocab-1 or vocab-2 only");
+      }
+      par_["schedule"] = "v-half";
       return std::nullopt;
     }
     if (sched != "interleaved") {
@@ -694,6 +706,17 @@ class Builder {
       return std::string(
           "schedule zb-v (Qi et al.'s two-chunk V-shape zero-bubble schedule) is not expressible: the "
           "simulator builds ZB-H1 only");
+    }
+    // V-Min: the smallest-memory V-shape schedule of Qi et al., "Pipeline Parallelism with Controllable
+    // Memory", arXiv:2405.15362 (2024): two model chunks per rank in V placement, split backward, about 1/3
+    // of 1F1B's activation memory (sail-sg/zero-bubble-pipeline-parallelism 92895b9a, zbv_greedy.py
+    // stable_pattern_v_min, --zero-bubble-v-schedule-mem-setup min). The schedules library builds V-Half
+    // (v-half), not V-Min; reading it as either would charge another schedule's bubble and memory.
+    if (s == "v-min") {
+      return std::string(
+          "schedule v-min (Qi et al. 2024's V-shape schedule with about 1/3 of 1F1B's activation memory) is "
+          "not expressible: the simulator builds V-Half, ZB-H1 and DualPipe; V-Min's building block "
+          "(zbv_greedy.py stable_pattern_v_min) as a schedule kind would make it expressible");
     }
     return std::nullopt;
   }
@@ -944,6 +967,19 @@ class Builder {
     const int layers = model_["layers"].get<int>();
     const int vp = par_.contains("vp") ? par_["vp"].get<int>() : 1;
     if (par_.value("schedule", std::string()) == "dualpipe") return std::nullopt;
+    if (par_.value("schedule", std::string()) == "v-half") {
+      // The authors' code sets the layers per chunk itself: layers / (2·pp), and asserts an even number
+      // of layers per stage (zbpp_utils.py); an uneven split is not what it runs.
+      if (rec_.pipeline_split) {
+        return fmt::format("pipeline_split \"{}\" with schedule v-half: V-Half splits the layers evenly over its "
+                           "2·pp chunks",
+                           *rec_.pipeline_split);
+      }
+      if (layers % (2 * pp_) != 0) {
+        return fmt::format("{} layers do not divide over the 2·pp = {} chunks of schedule v-half", layers, 2 * pp_);
+      }
+      return std::nullopt;
+    }
     const int chunks = pp_ * vp;
     std::string rule;
     if (rec_.pipeline_split) {
@@ -989,6 +1025,9 @@ class Builder {
     const auto layout = *parse_pipeline_layout(*rec_.pipeline_layout).layout;
     if (par_.value("schedule", std::string()) == "dualpipe") {
       return std::string("pipeline_layout with schedule dualpipe: DualPipe places its own chunks");
+    }
+    if (par_.value("schedule", std::string()) == "v-half") {
+      return std::string("pipeline_layout with schedule v-half: V-Half places its own chunks");
     }
     const int vp = par_.contains("vp") ? par_["vp"].get<int>() : 1;
     const int layout_mtp = layout.mtp_layers();

@@ -471,7 +471,8 @@ StepResult summarize(const Scenario& s, const StepGraph& g, std::vector<NodeTimi
   }
   for (const StageSummary& ss : r.stages) bubble_sum += ss.bubble / r.step_time;
   r.bubble_fraction = bubble_sum / p;
-  // The interleaving factor v = V/p: 1 for dualpipe, whose textbook figure is thus 1F1B's.
+  // The interleaving factor v = V/p: 1 for dualpipe, whose textbook figure is thus 1F1B's; 2 for v-half
+  // (two chunks per rank), about the p/(2m) of Qi et al. 2024 for V-Half with equal F, B and W.
   const double m = g.schedule.microbatches, v = virtual_stage_count(g.schedule) / static_cast<double>(p);
   r.bubble_fraction_textbook = (p - 1.0) / (v * m + p - 1.0);
 

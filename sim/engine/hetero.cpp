@@ -189,7 +189,8 @@ StepResult run_pipeline(const Scenario& s, HeteroResult& h) {
   for (int p = 0; p < P; ++p) {
     ps.push_back(pool_scenario(s, p, all / s.cluster.pools[static_cast<std::size_t>(p)].node.devices_per_node));
   }
-  const ScheduleSpec spec = schedule_spec(par.schedule, par.pp, tr.microbatches(par.dp), par.vp);
+  const ScheduleSpec spec =
+      schedule_spec(par.schedule, par.pp, tr.microbatches(par.dp), par.vp, v_half_vocab_slots(par));
   const int V = virtual_stage_count(spec);
   const int L = s.model.layers;
   for (int p = 0; p < P; ++p) {

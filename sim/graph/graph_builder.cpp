@@ -124,7 +124,8 @@ std::shared_ptr<const PipelinePlan> evaluation_order(const Skeleton& sk) {
 }
 
 bool same_schedule(const ScheduleSpec& a, const ScheduleSpec& b) {
-  return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches && a.chunks == b.chunks;
+  return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches && a.chunks == b.chunks &&
+         a.vocab_slots == b.vocab_slots;
 }
 
 // `with_order`: also the evaluation order (a walk of the whole schedule; only worth it for a skeleton
@@ -279,7 +280,7 @@ StepGraph build_step_graph(const Scenario& s) {
   const ParallelismSpec& par = s.parallelism;
   const TrainingSpec& tr = s.training;
   StepGraph g;
-  g.schedule = schedule_spec(par.schedule, par.pp, tr.microbatches(par.dp), par.vp);
+  g.schedule = schedule_spec(par.schedule, par.pp, tr.microbatches(par.dp), par.vp, v_half_vocab_slots(par));
   CS_ASSERT(is_valid(g.schedule), "sim/config checks the pipeline schedule (cross_checks.cpp)");
   const int p = par.pp, v = g.schedule.chunks, m = g.schedule.microbatches;
   const int mc = chunk_microbatches(g.schedule);  // microbatches through each chunk: m/2 with dualpipe

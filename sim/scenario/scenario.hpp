@@ -112,6 +112,21 @@ struct ParallelismSpec {
   bool hetero_split_defaulted = false;
 };
 
+/// Slots the V-Half building block reserves for the vocabulary passes (ScheduleSpec::vocab_slots): the
+/// authors' branch adds 6 with vocabulary parallelism (--enable-vocab-parallel, one barrier: vocab-1) and 6
+/// more with --disable-backward-fusion (two barriers: vocab-2) (sail-sg/zero-bubble-pipeline-parallelism
+/// 92895b9a, zbv_greedy.py stable_pattern_v_half); 0 for every other schedule.
+inline int v_half_vocab_slots(const ParallelismSpec& p) {
+  if (p.schedule != ScheduleKind::v_half) return 0;
+  switch (p.vocab_parallel) {
+    case VocabParallel::vocab_1: return 6;
+    case VocabParallel::vocab_2: return 12;
+    case VocabParallel::none:
+    case VocabParallel::interlaced: return 0;  // interlaced with v-half is refused by sim/config
+  }
+  return 0;
+}
+
 /// Megatron-LM's batch-size ramp (--rampup-batch-size <start> <increment> <samples>): the global batch
 /// starts at `start` sequences and grows by `increment` every samples / ((global_batch - start) /
 /// increment) consumed sequences until `samples` sequences have been consumed, then stays at global_batch
@@ -177,14 +192,16 @@ struct FlowSettings {
   bool flow_classes = true;  // flow-class solver instead of one SimGrid flow per flow (topology mode)
 };
 
-/// The transformer layers [first, first + count) of virtual pipeline stage k (k = chunk·pp + stage).
+/// The transformer layers [first, first + count) of virtual pipeline stage k (k = chunk·pp + stage;
+/// schedules/pipeline_deps.hpp virtual_stage() for dualpipe and v-half). V-Half splits the layers over
+/// 2·pp virtual stages (two chunks per rank).
 struct LayerRange {
   int first = 0;
   int count = 0;
 };
 inline LayerRange virtual_stage_layers(const ParallelismSpec& p, int layers, int k) {
   if (p.pipeline_layers.empty()) {
-    const int per = layers / (p.pp * p.vp);
+    const int per = layers / (p.pp * p.vp * (p.schedule == ScheduleKind::v_half ? 2 : 1));
     return {k * per, per};
   }
   int first = 0;

@@ -367,7 +367,7 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     ds = check(doc);
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/schedule",
-                         "allowed: \"gpipe\", \"1f1b\", \"interleaved-1f1b\", \"zb-h1\", \"dualpipe\""));
+                         "allowed: \"gpipe\", \"1f1b\", \"interleaved-1f1b\", \"zb-h1\", \"dualpipe\", \"v-half\""));
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/schedule", "did you mean \"1f1b\""));
   }
   SECTION("unknown recompute value") {
@@ -535,6 +535,38 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/training/batch_rampup/increment", "the ramp's batch 20 gives 5"));
     doc["training"]["batch_rampup"] = {{"start", 16}, {"increment", 8}, {"samples", 1000}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.empty());
+  }
+  SECTION("v-half: vp, layers over 2·pp, explicit splits and the interlaced vocabulary pipeline, one message each") {
+    doc["parallelism"]["schedule"] = "v-half";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.empty());  // 8 layers over 2·pp = 4 chunks
+    doc["parallelism"]["vp"] = 2;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 1);
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vp", "vp must be 1 or absent (got 2)"));
+    doc["parallelism"].erase("vp");
+    doc["model"]["layers"] = 6;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 1);
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pp", "needs the layers (6) divisible by 2·pp = 4"));
+    doc["model"]["layers"] = 8;
+    doc["parallelism"]["pipeline_layers"] = {2, 2, 2, 2};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layers", "an explicit split is not supported"));
+    doc["parallelism"].erase("pipeline_layers");
+    doc["parallelism"]["vocab_parallel"] = "interlaced";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 1);
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vocab_parallel", "vocab-1 or vocab-2 only"));
+    doc["parallelism"]["vocab_parallel"] = "vocab-1";
     ds = check(doc);
     INFO(dump(ds));
     CHECK(ds.empty());

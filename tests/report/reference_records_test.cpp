@@ -2,6 +2,8 @@
 // declared framework profile (never from citation text, notes or ids), like-with-like metrics.
 #include "tests/catch.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -420,7 +422,7 @@ TEST_CASE("126 layers over 16 stages predict under a profile or a stated split r
   }
 }
 
-TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v are skips that name the schedule") {
+TEST_CASE("zero-bubble variants: zb-h1 and v-half are built as stated, zb-1p/zb-2p/zb-v/v-min are skips that name the schedule") {
   json r = base_record();
   r["parallelism"]["pp"] = 8;
   r["parallelism"]["tp"] = 1;
@@ -435,6 +437,14 @@ TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v are 
     const auto plain = only_case(read(r));
     CHECK(plain.experiment["parallelism"]["schedule"] == "zb-h1");
     CHECK(mentions(plain.assumptions, "schedule zb read as ZB-H1"));
+    // One chunk per rank: a stated vp > 1 is a skip with the reason, as for 1f1b (it was dropped silently).
+    r["parallelism"]["vp"] = 2;
+    for (const char* s : {"zb", "zb-h1"}) {
+      r["parallelism"]["schedule"] = s;
+      const auto skipped = read(r);
+      REQUIRE(skipped.skipped.size() == 1);
+      CHECK(skipped.skipped.front().reason == fmt::format("schedule {} holds one chunk per rank, but vp = 2", s));
+    }
   }
   SECTION("the searched and V schedules are skipped, the reason naming the schedule before a missing field") {
     r["model"]["vocab"] = nullptr;  // the schedule is the reason, not the vocabulary
@@ -448,7 +458,57 @@ TEST_CASE("zero-bubble variants: zb-h1 is built as stated, zb-1p/zb-2p/zb-v are 
       CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
     }
   }
+  SECTION("v-half reaches the experiment as stated and predicts otherwise than ZB-H1; v-min is skipped") {
+    r["parallelism"]["schedule"] = "v-half";
+    const auto c = only_case(read(r));
+    CHECK(c.experiment["parallelism"]["schedule"] == "v-half");
+    CHECK(!c.experiment["parallelism"].contains("vp"));
+    CHECK(!mentions(c.assumptions, "schedule"));
+    const double v_half = predict(r);
+    r["parallelism"]["schedule"] = "zb-h1";
+    CHECK(predict(r) != Approx(v_half).epsilon(1e-6));
+    r["model"]["vocab"] = nullptr;  // the schedule is the reason, not the vocabulary
+    r["model"]["catalog_hint"] = nullptr;
+    r["parallelism"]["schedule"] = "v-min";
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.rows.empty());
+    CHECK(v.skipped.front().reason.find("schedule v-min") != std::string::npos);
+    CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
+  }
+  SECTION("v-half with what its reference does not run is a skip that says why") {
+    r["parallelism"]["schedule"] = "v-half";
+    const auto reason = [&] {
+      const auto set = read(r);
+      REQUIRE(set.skipped.size() == 1);
+      return set.skipped.front().reason;
+    };
+    SECTION("a stated vp") {
+      r["parallelism"]["vp"] = 2;
+      CHECK(reason().find("schedule v-half holds its two chunks per rank by itself, but vp = 2") != std::string::npos);
+    }
+    SECTION("layers that do not divide over 2·pp") {
+      r["parallelism"]["pp"] = 16;
+      r["hardware"]["count"] = 16;
+      r["parallelism"]["global_batch"] = 64;
+      r["model"]["catalog_hint"] = nullptr;
+      r["model"]["layers"] = 48;
+      CHECK(reason().find("48 layers do not divide over the 2·pp = 32 chunks of schedule v-half") != std::string::npos);
+    }
+    SECTION("a stated pipeline_split") {
+      r["parallelism"]["pipeline_split"] = "balanced";
+      CHECK(reason().find("with schedule v-half") != std::string::npos);
+    }
+    SECTION("the interlaced vocabulary pipeline") {
+      r["parallelism"]["vocab_parallel"] = "interlaced";
+      CHECK(reason().find("schedule v-half with vocab_parallel interlaced") != std::string::npos);
+    }
+  }
   SECTION("an unknown variant is an error at its pointer") {
+    r["parallelism"]["schedule"] = "v-min";  // a known value reads without a problem (then is skipped)
+    CHECK(first_problem(r).empty());
+    r["parallelism"]["schedule"] = "v-zb";
+    CHECK(first_problem(r).find("/0/parallelism/schedule") != std::string::npos);
     r["parallelism"]["schedule"] = "zb-3p";
     CHECK(first_problem(r).find("/0/parallelism/schedule") != std::string::npos);
   }
