@@ -56,6 +56,15 @@ std::string_view ObjectReader::literal_string(const Field& f) {
   return f.fallback.substr(1, f.fallback.size() - 2);
 }
 
+std::string_view ObjectReader::default_or_stand_in(const Field& f) {
+  const bool string_default = f.fallback.size() >= 2 && f.fallback.front() == '"' && f.fallback.back() == '"';
+  // Present (get_choice found it wrong and recorded why) with no literal default: any declared name will do,
+  // since the recorded error discards the result. Absent with no literal default is the caller's mistake
+  // (it reads a derived default with has() first), and literal_string says so.
+  if (!string_default && !f.choices.empty() && find(f.key) != nullptr) return f.choices.front();
+  return literal_string(f);
+}
+
 double ObjectReader::literal_quantity(const Field& f) {
   try {
     if (f.fallback.starts_with('"')) return parse_quantity(literal_string(f), f.dimension);
