@@ -132,8 +132,11 @@ std::optional<std::int64_t> ObjectReader::get_integer(std::string_view key) {
     return std::nullopt;
   }
   if (n < range.min || n > range.max) {
-    if (range.max == std::numeric_limits<int>::max()) {
+    if (range.max == std::numeric_limits<int>::max() && n < range.min) {
       error(key, fmt::format("{} is out of range (must be >= {})", n, range.min));
+    } else if (range.max == std::numeric_limits<int>::max()) {
+      // "2147483648 is out of range (must be >= 1)" read as a contradiction: say the bound it broke.
+      error(key, fmt::format("{} is out of range (must be at most {}, the largest 32-bit integer)", n, range.max));
     } else {
       error(key, fmt::format("{} is out of range (must be in {}..{})", n, range.min, range.max));
     }

@@ -176,3 +176,25 @@ TEST_CASE("a wrong value of a choice with a derived default is one diagnostic, n
   CHECK_THROWS(r.choice("shade"));
   CHECK(diags.empty());
 }
+
+TEST_CASE("an integer above the 32-bit range names that bound, not the lower one", "[config]") {
+  constexpr Field fields[] = {{.key = "k", .kind = FieldKind::integer, .doc = "k", .fallback = "1", .ints = {.min = 1}}};
+  const Section section{"s", "", "s", fields};
+  for (const char* text : {R"({"k": 2147483648})", R"({"k": 9223372036854775807})", R"({"k": 0})"}) {
+    INFO(text);
+    const auto j = nlohmann::json::parse(text);
+    Provenance origin("f.json");
+    Diagnostics diags;
+    ReadContext ctx(origin, diags);
+    ObjectReader r(j, "", section, ctx);
+    CHECK_FALSE(r.get_integer("k").has_value());
+    REQUIRE(diags.size() == 1);
+    const std::string& m = diags.items()[0].message;
+    if (j["k"].get<double>() > 0) {
+      CHECK(m.find("must be at most 2147483647") != std::string::npos);
+      CHECK(m.find(">=") == std::string::npos);
+    } else {
+      CHECK(m == "0 is out of range (must be >= 1)");
+    }
+  }
+}
