@@ -172,8 +172,13 @@ std::optional<double> ObjectReader::get_number(std::string_view key) {
   const double x = v->get<double>();
   const bool below = range.min_exclusive ? !(x > range.min) : !(x >= range.min);
   if (below || x > range.max) {
-    error(key, fmt::format("{} is out of range (must be in {}{}, {}])", x, range.min_exclusive ? "(" : "[",
-                           range.min, range.max));
+    // An open end is not printed as "inf": a message quoted in a report (a record skipped because its
+    // experiment is refused) must hold no non-finite word.
+    const std::string bound =
+        std::isinf(range.max)   ? fmt::format("{} {}", range.min_exclusive ? ">" : ">=", range.min)
+        : std::isinf(range.min) ? fmt::format("<= {}", range.max)
+                                : fmt::format("in {}{}, {}]", range.min_exclusive ? "(" : "[", range.min, range.max);
+    error(key, fmt::format("{} is out of range (must be {})", x, bound));
     return std::nullopt;
   }
   return x;

@@ -198,3 +198,25 @@ TEST_CASE("an integer above the 32-bit range names that bound, not the lower one
     }
   }
 }
+
+TEST_CASE("a number outside a half-open range names its one bound, never \"inf\"", "[config]") {
+  // A record whose experiment is refused is skipped with the message as its reason, in the report: "must
+  // be in [1, inf])" there read as a non-finite figure (config_fuzz, MoE records with capacity_factor 0.5).
+  constexpr Field fields[] = {
+      {.key = "c", .kind = FieldKind::number, .doc = "c", .numbers = {.min = 1.0}},
+      {.key = "p", .kind = FieldKind::number, .doc = "p", .numbers = {.min = 0.0, .min_exclusive = true}},
+      {.key = "u", .kind = FieldKind::number, .doc = "u", .numbers = {.max = 2.0}},
+      {.key = "b", .kind = FieldKind::number, .doc = "b", .numbers = {.min = 0.0, .max = 1.0}}};
+  const Section section{"s", "", "s", fields};
+  const auto j = nlohmann::json::parse(R"({"c": 0.5, "p": -1, "u": 3, "b": 2})");
+  Provenance origin("f.json");
+  Diagnostics diags;
+  ReadContext ctx(origin, diags);
+  ObjectReader r(j, "", section, ctx);
+  for (const char* k : {"c", "p", "u", "b"}) CHECK_FALSE(r.get_number(k).has_value());
+  REQUIRE(diags.size() == 4);
+  CHECK(diags.items()[0].message == "0.5 is out of range (must be >= 1)");
+  CHECK(diags.items()[1].message == "-1 is out of range (must be > 0)");
+  CHECK(diags.items()[2].message == "3 is out of range (must be <= 2)");
+  CHECK(diags.items()[3].message == "2 is out of range (must be in [0, 1])");
+}
