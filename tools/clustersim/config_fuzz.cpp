@@ -22,9 +22,11 @@
 // check that either is reported.
 //
 // usage: config_fuzz [--cases N] [--seed S] [--first K] [--budget SECONDS] [--time SECONDS] [--save DIR]
-//                    [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose] [--print-cases]
+//                    [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose] [--print-cases] [--no-newer-keys]
 // Case i depends only on (seed, i): `--first K --cases 1` replays case K alone (--print-cases prints each
-// case's JSON, the format of tests/fuzz_corpus, before it runs). --save writes every finding
+// case's JSON, the format of tests/fuzz_corpus, before it runs). One case in five is a newer-key case
+// (CaseMaker::newer); --no-newer-keys makes none, so a seed and index of a campaign before them (seeds up to
+// 28000) give that campaign's case. --save writes every finding
 // as a case file that tools/fuzz --replay runs through the CLI binary (tests/fuzz_corpus holds them).
 // Exit 0 when no case was a finding.
 #include <dlfcn.h>
@@ -361,7 +363,7 @@ std::vector<T> one_of(Rng& rng, const std::vector<std::vector<T>>& choices) {
 
 class CaseMaker {
  public:
-  explicit CaseMaker(const Inputs& in) : in_(in) {}
+  explicit CaseMaker(const Inputs& in, bool newer_keys = true) : in_(in), newer_keys_(newer_keys) {}
 
   Case make(Rng& rng) {
     Case c;
@@ -369,7 +371,7 @@ class CaseMaker {
     // layout-string mutations, model.moe.*, model.mtp_depth, parallelism.vocab_parallel/etp/moe_overlap, the
     // FP8 recipe and fp8_attention) or mutates the MoE records through `validate`. The choice is a draw of a
     // copy of the generator 16 draws ahead, so every other case of a seed is the case earlier campaigns ran.
-    {
+    if (newer_keys_) {
       Rng side = rng;
       for (int k = 0; k < 16; ++k) side.next();
       if (side.chance(0.2)) {
@@ -1011,6 +1013,7 @@ class CaseMaker {
   }
 
   const Inputs& in_;
+  bool newer_keys_ = true;  // false (--no-newer-keys): the cases of campaigns before the newer-key cases
 };
 
 // ------------------------------------------------------------------------------------------ running
@@ -1532,7 +1535,7 @@ json to_json(const Case& c) {
 int usage(const char* why) {
   std::fprintf(stderr,
                "config_fuzz: %s\nusage: config_fuzz [--cases N] [--seed S] [--first K] [--budget SECONDS] "
-               "[--time SECONDS] [--save DIR] [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose] [--print-cases]\n",
+               "[--time SECONDS] [--save DIR] [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose] [--print-cases] [--no-newer-keys]\n",
                why);
   return 2;
 }
@@ -1543,7 +1546,7 @@ int main(int argc, char** argv) {
   std::uint64_t cases = 1000, seed = 1, first = 0;
   double budget = 30, time_limit = 0;
   std::string save, root = CLUSTERSIM_SOURCE_ROOT;
-  bool verbose = false, self_test_sanitizer = false, print_cases = false;
+  bool verbose = false, self_test_sanitizer = false, print_cases = false, newer_keys = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> std::optional<std::string> {
@@ -1555,6 +1558,8 @@ int main(int argc, char** argv) {
         verbose = true;
       } else if (a == "--print-cases") {
         print_cases = true;
+      } else if (a == "--no-newer-keys") {
+        newer_keys = false;
       } else if (a == "--self-test-sanitizer") {
         self_test_sanitizer = true;
       } else if (auto v = (a == "--cases" || a == "--seed" || a == "--first" || a == "--budget" || a == "--time" ||
@@ -1596,7 +1601,7 @@ int main(int argc, char** argv) {
     const Inputs inputs = load_inputs(source);
     Driver driver(work, budget, save);
     driver.install_sanitizer_hook(self_test_sanitizer);
-    CaseMaker maker(inputs);
+    CaseMaker maker(inputs, newer_keys);
     for (std::uint64_t i = first; i < first + cases; ++i) {
       if (time_limit > 0 &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > time_limit) {
