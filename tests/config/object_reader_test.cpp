@@ -220,3 +220,14 @@ TEST_CASE("a number outside a half-open range names its one bound, never \"inf\"
   CHECK(diags.items()[2].message == "3 is out of range (must be <= 2)");
   CHECK(diags.items()[3].message == "2 is out of range (must be in [0, 1])");
 }
+
+TEST_CASE("a control byte quoted in a message is written as \\xNN, so the message is printed whole", "[config]") {
+  // A NUL inside a pipeline layout string cut the CLI's `error: %s` line at the quoted layout, before the
+  // reason (found while extending config_fuzz to layouts).
+  const Diagnostic d{"f.json", "/parallelism/pipeline_layout",
+                     std::string("\"Et\0L\x1b\": invalid character\nsecond line\tend", 42)};
+  CHECK(d.to_string() ==
+        "f.json:/parallelism/pipeline_layout: \"Et\\x00L\\x1b\": invalid character\nsecond line\tend");
+  const ConfigError e(d.file, d.pointer, d.message);
+  CHECK(std::string(e.what()) == d.to_string());  // what() is a C string: whole only when escaped
+}

@@ -632,7 +632,8 @@ class CaseMaker {
                                              "1e3", "",   "x",   "1.5",       " 4",         "00",
                                              "+2",  "1000001", "4294967297", "18446744073709551617"};
     const std::vector<std::string> odd = {"X", "z", "e", "l", "T", "#", " ", "\t", "\xc3\xa9", "*", "**", "||", "\n",
-                                          "-", "0", "M", "LL", "EE", "mm", "()", "(|)", ")(", "\\", "\"", "t*", "*t"};
+                                          "-", "0", "M", "LL", "EE", "mm", "()", "(|)", ")(", "\\", "\"", "t*", "*t",
+                                          std::string(1, '\0'), "\x1b[31m", "\x7f"};
     const std::vector<std::string> whole = {"",    "|",        "E|L",           "EL",        "L",     "E",
                                             "tmL", "Et*4mL",   "(|)*3",         "E(t|)*1000000000L",
                                             "Et*4|(t*4|)*14tmL", "E|(t|)*0|L",   "Et*0L",     "E||L",  "E(t)L",
@@ -1303,6 +1304,14 @@ class Driver {
       return {"ok", "exit " + std::to_string(rc) + " in " + std::to_string(seconds) + " s"};
     }
     if (rc == 2) {
+      // A control byte of the input quoted raw (a NUL cut `error: %s` short, before the reason): messages
+      // write them as \xNN (Diagnostic::to_string).
+      for (const char ch : err) {
+        const auto u = static_cast<unsigned char>(ch);
+        if ((u < 0x20 && ch != '\n' && ch != '\t') || u == 0x7f) {
+          return {"finding", "exit 2 with a raw control byte (" + std::to_string(u) + ") in its message: " + err.substr(0, 300)};
+        }
+      }
       std::istringstream lines(err);
       for (std::string l; std::getline(lines, l);) {
         if (located(l)) return {"refused", l.substr(0, 160)};
