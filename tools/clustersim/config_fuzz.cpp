@@ -1510,7 +1510,10 @@ void erase_echoed_strings(const Case& c, std::string& text) {
       // the text report's `cluster` line prints the same summary after its label ("  cluster    NAME: 4
       // nodes x 8 a100-sxm4-80gb = 32 devices"): there, after a space, only before "<count> nodes x ".
       const std::string headed = e + ": ";
+      // A heterogeneous cluster's line reads "NAME: pools 2 nodes x 8 h100-sxm5-80gb + 2 nodes x ..." (seed
+      // 29205 case 1149, a cluster named NaN): "pools " may come before the count.
       const auto summary_follows = [&text](std::size_t at) {
+        if (text.compare(at, 6, "pools ") == 0) at += 6;
         std::size_t j = at;
         while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) != 0) ++j;
         return j > at && text.compare(j, 9, " nodes x ") == 0;
