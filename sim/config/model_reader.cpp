@@ -78,10 +78,14 @@ constexpr Field kMoeFields[] = {
      .doc = "gating function (costs the same: a hidden x num_experts GEMM and a top-k)",
      .fallback = "\"softmax\"",
      .choices = kRouterChoices},
+    // At least 1: the model caps the busiest rank's load L >= 1 at the factor (models/moe_load.cpp) and has
+    // no cost for dropping tokens of a balanced load, so 0.5 ran as 1.0 without a word (found while extending
+    // config_fuzz to the MoE keys).
     {.key = "capacity_factor",
      .kind = FieldKind::number,
-     .doc = "expert capacity over the mean load; tokens beyond it are dropped (absent or null: dropless)",
-     .numbers = {.min = 0, .min_exclusive = true},
+     .doc = "expert capacity over the mean load, at least 1 (below 1 a balanced load would drop tokens, which "
+            "the model does not cost); tokens beyond it are dropped (absent or null: dropless)",
+     .numbers = {.min = 1.0},
      .also = also_null},
     {.key = "load_imbalance",
      .kind = FieldKind::number,

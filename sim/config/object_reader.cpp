@@ -56,6 +56,15 @@ std::string_view ObjectReader::literal_string(const Field& f) {
   return f.fallback.substr(1, f.fallback.size() - 2);
 }
 
+std::string_view ObjectReader::default_or_stand_in(const Field& f) {
+  const bool string_default = f.fallback.size() >= 2 && f.fallback.front() == '"' && f.fallback.back() == '"';
+  // Present (get_choice found it wrong and recorded why) with no literal default: any declared name will do,
+  // since the recorded error discards the result. Absent with no literal default is the caller's mistake
+  // (it reads a derived default with has() first), and literal_string says so.
+  if (!string_default && !f.choices.empty() && find(f.key) != nullptr) return f.choices.front();
+  return literal_string(f);
+}
+
 double ObjectReader::literal_quantity(const Field& f) {
   try {
     if (f.fallback.starts_with('"')) return parse_quantity(literal_string(f), f.dimension);
@@ -123,8 +132,11 @@ std::optional<std::int64_t> ObjectReader::get_integer(std::string_view key) {
     return std::nullopt;
   }
   if (n < range.min || n > range.max) {
-    if (range.max == std::numeric_limits<int>::max()) {
+    if (range.max == std::numeric_limits<int>::max() && n < range.min) {
       error(key, fmt::format("{} is out of range (must be >= {})", n, range.min));
+    } else if (range.max == std::numeric_limits<int>::max()) {
+      // "2147483648 is out of range (must be >= 1)" read as a contradiction: say the bound it broke.
+      error(key, fmt::format("{} is out of range (must be at most {}, the largest 32-bit integer)", n, range.max));
     } else {
       error(key, fmt::format("{} is out of range (must be in {}..{})", n, range.min, range.max));
     }
@@ -160,8 +172,13 @@ std::optional<double> ObjectReader::get_number(std::string_view key) {
   const double x = v->get<double>();
   const bool below = range.min_exclusive ? !(x > range.min) : !(x >= range.min);
   if (below || x > range.max) {
-    error(key, fmt::format("{} is out of range (must be in {}{}, {}])", x, range.min_exclusive ? "(" : "[",
-                           range.min, range.max));
+    // An open end is not printed as "inf": a message quoted in a report (a record skipped because its
+    // experiment is refused) must hold no non-finite word.
+    const std::string bound =
+        std::isinf(range.max)   ? fmt::format("{} {}", range.min_exclusive ? ">" : ">=", range.min)
+        : std::isinf(range.min) ? fmt::format("<= {}", range.max)
+                                : fmt::format("in {}{}, {}]", range.min_exclusive ? "(" : "[", range.min, range.max);
+    error(key, fmt::format("{} is out of range (must be {})", x, bound));
     return std::nullopt;
   }
   return x;

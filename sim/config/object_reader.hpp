@@ -79,9 +79,12 @@ class ObjectReader {
   std::optional<std::size_t> get_choice(std::string_view key);
 
   /// The chosen name, or the declared default name when `key` is absent or wrong.
+  /// A wrong value (its error recorded) of a key whose default is derived ("derived: ...", no literal name)
+  /// gives the first declared name instead, a stand-in the caller's result is discarded with when the
+  /// recorded errors are raised (a wrong-typed parallelism.moe_overlap was an internal error).
   std::string_view choice(std::string_view key) {
     if (auto i = get_choice(key)) return field(key).choices[*i];
-    return literal_string(field(key));
+    return default_or_stand_in(field(key));
   }
 
   /// The value of the chosen name in `table` (which must spell every declared choice).
@@ -94,7 +97,7 @@ class ObjectReader {
   template <class E>
   E enumeration(std::string_view key, std::span<const EnumName<E>> table) {
     if (auto v = get_enum(key, table)) return *v;
-    return enum_value(table, literal_string(field(key)));
+    return enum_value(table, default_or_stand_in(field(key)));
   }
   template <class E>
   E enumeration(std::string_view key, std::span<const EnumName<E>> table, E fallback) {
@@ -149,6 +152,7 @@ class ObjectReader {
   const Field& typed_field(std::string_view key, FieldKind kind) const;
   static void check_fallback(const Field& f);  // a literal default is not repeated by the caller
   static std::string_view literal_string(const Field& f);
+  std::string_view default_or_stand_in(const Field& f);  // literal_string, or the stand-in of choice()
   static double literal_quantity(const Field& f);
   static double literal_number(const Field& f);
   template <class E>

@@ -14,9 +14,29 @@ std::string join(const std::vector<Diagnostic>& ds) {
 }
 }  // namespace
 
+namespace {
+// Control bytes of the input quoted in a message (a NUL inside a pipeline layout string) are written as
+// \xNN: printed raw, a NUL cut the message short at the C-string boundary ("error: ...: \"Et*4|" and
+// nothing after it), and an escape sequence would reach the terminal. Newlines and tabs stay.
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 std::string Diagnostic::to_string() const {
-  if (file.empty()) return fmt::format("{}: {}", pointer.empty() ? "/" : pointer, message);
-  return fmt::format("{}:{}: {}", file, pointer.empty() ? "/" : pointer, message);
+  const std::string where = printable(pointer.empty() ? "/" : pointer);
+  if (file.empty()) return fmt::format("{}: {}", where, printable(message));
+  return fmt::format("{}:{}: {}", printable(file), where, printable(message));
 }
 
 ConfigError::ConfigError(std::vector<Diagnostic> diagnostics)

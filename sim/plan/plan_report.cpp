@@ -137,6 +137,7 @@ nlohmann::json plan_json(const PlanResult& r, std::size_t top_k, bool pareto) {
   j["invalid"] = r.invalid;
   j["past_deadline"] = r.past_deadline;
   j["feasible"] = r.ranked.size();
+  if (!r.notes.empty()) j["notes"] = r.notes;
   if (r.trust_error) {
     j["trust"] = {{"max_error", *r.trust_error},
                   {"trusted_first", r.trusted_first},
@@ -165,6 +166,8 @@ std::string plan_text(const PlanResult& r, std::size_t top_k, bool pareto) {
       "{} past the deadline, {} feasible\nobjective: {} ({})\n\n",
       r.enumerated, r.pruned_memory, r.simulated, r.over_memory, r.invalid, r.past_deadline, r.ranked.size(),
       to_string(r.objective), r.objective_unit);
+  for (const std::string& note : r.notes) out += "note: " + note + "\n";
+  if (!r.notes.empty()) out += "\n";
   if (r.ranked.empty()) return out + "no strategy fits in memory\n";
   if (r.trust_error) {
     out += fmt::format(

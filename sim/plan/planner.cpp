@@ -413,6 +413,18 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   if (options.on_progress) options.on_progress(space.size(), space.size());
 
   PlanResult r;
+  // strategy.cpp's apply() clears the split: a stated one must not vanish without a word.
+  if (!base.parallelism.pipeline_layers.empty()) {
+    r.notes.push_back(fmt::format(
+        "the experiment's pipeline split ({}) is not searched: every strategy splits the layers evenly over "
+        "its pp·vp stages",
+        base.parallelism.pipeline_layout.empty()
+            ? std::string("pipeline_layers")
+            : "pipeline_layout \"" +
+                  (base.parallelism.pipeline_layout.size() > 60 ? base.parallelism.pipeline_layout.substr(0, 57) + "..."
+                                                                 : base.parallelism.pipeline_layout) +
+                  "\""));
+  }
   r.objective = options.objective;
   r.objective_unit = objective_unit(base, options.objective);
   if (options.objective == Objective::cost && base.energy) {

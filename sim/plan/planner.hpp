@@ -82,6 +82,8 @@ struct PlanResult {
   double seconds = 0;                 // wall time of the search (not part of JSON output: not deterministic)
   double estimated_operations = 0;    // the search-cost estimate checked against its bound (--max-cost)
   std::size_t resumed = 0;            // strategies read from the checkpoint instead of evaluated
+  /// Settings of the experiment the search does not keep, said with the result (a stated pipeline split).
+  std::vector<std::string> notes;
 };
 
 /// Throws ConfigError when the objective needs data the experiment lacks (energy without an energy

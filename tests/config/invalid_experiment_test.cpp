@@ -268,6 +268,15 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/ep", "needs a mixture-of-experts model"));
   }
+  SECTION("moe_overlap of a wrong type or an unknown name (its default is derived from the schedule)") {
+    // An internal error until the fuzzer stated the key (config_fuzz seed 29 cases 137 and 352).
+    for (const nlohmann::json& bad : {nlohmann::json(17), nlohmann::json("interlaced"), nlohmann::json::array()}) {
+      doc["parallelism"]["moe_overlap"] = bad;
+      ds = check(doc);
+      INFO(dump(ds));
+      CHECK(has_diagnostic(ds, "exp.json", "/parallelism/moe_overlap", "\"shared-expert\""));
+    }
+  }
   SECTION("an SM partition for the all-to-all without compute overlap, and one that leaves no SMs") {
     doc["parallelism"]["ep_comm_sms_reserved"] = true;
     ds = check(doc);

@@ -22,8 +22,11 @@
 // check that either is reported.
 //
 // usage: config_fuzz [--cases N] [--seed S] [--first K] [--budget SECONDS] [--time SECONDS] [--save DIR]
-//                    [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose]
-// Case i depends only on (seed, i): `--first K --cases 1` replays case K alone. --save writes every finding
+//                    [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose] [--print-cases] [--no-newer-keys]
+// Case i depends only on (seed, i): `--first K --cases 1` replays case K alone (--print-cases prints each
+// case's JSON, the format of tests/fuzz_corpus, before it runs). One case in five is a newer-key case
+// (CaseMaker::newer); --no-newer-keys makes none, so a seed and index of a campaign before them (seeds up to
+// 28000) give that campaign's case. --save writes every finding
 // as a case file that tools/fuzz --replay runs through the CLI binary (tests/fuzz_corpus holds them).
 // Exit 0 when no case was a finding.
 #include <dlfcn.h>
@@ -285,7 +288,10 @@ struct Inputs {
   fs::path root;
   std::vector<std::string> experiments, clusters, energy_files, profiles;
   std::map<std::string, json> experiment_docs;
-  json runs;  // the published-runs corpus
+  json runs;      // the published-runs corpus
+  json moe_runs;  // the MoE records (configs/reference/moe_runs.json): pipeline layouts, MTP, FP8 recipes
+  std::vector<std::size_t> layout_records;     // indices of moe_runs records that state a pipeline_layout
+  std::map<std::string, json> model_docs;      // catalog models named by the bundled experiments
 };
 
 json read_json(const fs::path& p) {
@@ -313,6 +319,18 @@ Inputs load_inputs(const fs::path& root) {
     in.experiment_docs[e] = read_json(root / "configs/experiments" / (e + ".json"));
   }
   in.runs = read_json(root / "configs/reference/published_runs.json");
+  in.moe_runs = read_json(root / "configs/reference/moe_runs.json");
+  for (std::size_t i = 0; i < in.moe_runs.size(); ++i) {
+    const json& r = in.moe_runs[i];
+    if (r.contains("parallelism") && r["parallelism"].is_object() && r["parallelism"].contains("pipeline_layout") &&
+        r["parallelism"]["pipeline_layout"].is_string())
+      in.layout_records.push_back(i);
+  }
+  for (const auto& [name, doc] : in.experiment_docs) {
+    if (!doc.contains("model") || !doc["model"].is_string()) continue;
+    const fs::path mp = root / "configs/models" / (doc["model"].get<std::string>() + ".json");
+    if (fs::exists(mp)) in.model_docs[doc["model"].get<std::string>()] = read_json(mp);
+  }
   return in;
 }
 
@@ -324,6 +342,7 @@ const std::vector<std::string> kSmall = {"gpt2-1b-a100-8gpu", "two-jobs-halves",
 struct Case {
   std::vector<std::string> args;              // "@name" = a file of the case's directory
   std::map<std::string, std::string> files;   // relative path -> text
+  bool newer = false;                         // made by CaseMaker::newer (not part of the case's JSON)
 };
 
 std::vector<std::string> sets(Rng& rng, std::size_t n) {
@@ -344,10 +363,23 @@ std::vector<T> one_of(Rng& rng, const std::vector<std::vector<T>>& choices) {
 
 class CaseMaker {
  public:
-  explicit CaseMaker(const Inputs& in) : in_(in) {}
+  explicit CaseMaker(const Inputs& in, bool newer_keys = true) : in_(in), newer_keys_(newer_keys) {}
 
   Case make(Rng& rng) {
     Case c;
+    // One case in five states the keys no bundled experiment states (parallelism.pipeline_layout with
+    // layout-string mutations, model.moe.*, model.mtp_depth, parallelism.vocab_parallel/etp/moe_overlap, the
+    // FP8 recipe and fp8_attention) or mutates the MoE records through `validate`. The choice is a draw of a
+    // copy of the generator 16 draws ahead, so every other case of a seed is the case earlier campaigns ran.
+    if (newer_keys_) {
+      Rng side = rng;
+      for (int k = 0; k < 16; ++k) side.next();
+      if (side.chance(0.2)) {
+        newer(rng, c);
+        c.newer = true;
+        return c;
+      }
+    }
     const std::vector<std::pair<std::string, int>> weights = {
         {"run", 30}, {"catalog", 8}, {"sweep", 9}, {"plan", 5},    {"validate", 9}, {"topo", 8},
         {"collective", 8}, {"calibrate-links", 4}, {"report", 4}, {"merge", 4},  {"compare", 4},
@@ -569,6 +601,412 @@ class CaseMaker {
                                              {"--format", rng.pick(std::vector<std::string>{"markdown", "json", "x"})}}));
   }
 
+  // ------------------------------------------------------------------ the newer keys (docs/limits.md)
+  // A layout Megatron-Core accepts for `stages` virtual stages, `layers` transformer layers and `mtp` MTP
+  // layers: E first, the m layers and L last, the layers spread over the stages (the remainder on the middle
+  // ones), written out stage by stage or with (t*k|)*n for equal middle stages.
+  static std::string valid_layout(Rng& rng, std::int64_t stages, std::int64_t layers, std::int64_t mtp) {
+    stages = std::clamp<std::int64_t>(stages, 1, 512);
+    layers = std::clamp<std::int64_t>(layers, 0, 4096);
+    mtp = std::clamp<std::int64_t>(mtp, 0, 16);
+    std::vector<std::int64_t> per(static_cast<std::size_t>(stages), layers / stages);
+    for (std::int64_t k = 0; k < layers % stages; ++k) per[static_cast<std::size_t>(1 + k % std::max<std::int64_t>(stages - 1, 1)) % per.size()] += 1;
+    const auto t = [](std::int64_t n) { return n <= 0 ? std::string() : n == 1 ? std::string("t") : "t*" + std::to_string(n); };
+    const std::string tail = std::string(static_cast<std::size_t>(mtp), 'm') + "L";
+    if (stages == 1) return "E" + t(per[0]) + tail;
+    std::string s = "E" + t(per[0]) + "|";
+    const bool equal_middle = std::all_of(per.begin() + 1, per.end() - 1, [&per](std::int64_t n) { return n == per[1]; });
+    if (stages > 2 && equal_middle && rng.chance(0.6)) {
+      s += "(" + t(per[1]) + "|)*" + std::to_string(stages - 2);
+    } else {
+      for (std::size_t k = 1; k + 1 < per.size(); ++k) s += t(per[k]) + "|";
+    }
+    return s + t(per.back()) + tail;
+  }
+
+  // One or two mutations of a layout string: repetition counts huge, zero, negative or not a number;
+  // unbalanced parentheses; unknown characters; stage separators added or removed (a stage count that
+  // disagrees with pp·vp); very long strings; nested groups; case swaps; whole replacements.
+  static std::string mutate_layout(Rng& rng, std::string s) {
+    const std::vector<std::string> counts = {"0",   "-1", "-4",  "999999999", "2147483648", "99999999999999999999",
+                                             "1e3", "",   "x",   "1.5",       " 4",         "00",
+                                             "+2",  "1000001", "4294967297", "18446744073709551617"};
+    const std::vector<std::string> odd = {"X", "z", "e", "l", "T", "#", " ", "\t", "\xc3\xa9", "*", "**", "||", "\n",
+                                          "-", "0", "M", "LL", "EE", "mm", "()", "(|)", ")(", "\\", "\"", "t*", "*t",
+                                          std::string(1, '\0'), "\x1b[31m", "\x7f"};
+    const std::vector<std::string> whole = {"",    "|",        "E|L",           "EL",        "L",     "E",
+                                            "tmL", "Et*4mL",   "(|)*3",         "E(t|)*1000000000L",
+                                            "Et*4|(t*4|)*14tmL", "E|(t|)*0|L",   "Et*0L",     "E||L",  "E(t)L",
+                                            "E(t*2|)*-3L", "Et*2147483647|t*2147483647L", "E(((t)))L"};
+    const int n = 1 + static_cast<int>(rng.below(2));
+    for (int k = 0; k < n; ++k) {
+      std::size_t at = rng.below(s.size() + 1);
+      // never inside a multi-byte character: the case file must stay valid UTF-8
+      while (at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0U) == 0x80U) ++at;
+      const auto positions = [&s](const char* chars) {
+        std::vector<std::size_t> p;
+        for (std::size_t i = 0; i < s.size(); ++i)
+          if (std::strchr(chars, s[i]) != nullptr) p.push_back(i);
+        return p;
+      };
+      switch (rng.below(10)) {
+        case 0:
+        case 1: {  // a repetition count
+          const auto stars = positions("*");
+          const std::string count = rng.pick(counts);
+          if (stars.empty()) {
+            const auto ts = positions("t)");
+            if (!ts.empty()) s.insert(rng.pick(ts) + 1, "*" + count);
+          } else {
+            const std::size_t star = rng.pick(stars);
+            std::size_t end = star + 1;
+            while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end])) != 0) ++end;
+            s.replace(star + 1, end - star - 1, count);
+          }
+          break;
+        }
+        case 2:  // an unbalanced parenthesis
+          s.insert(at, rng.chance(0.5) ? "(" : ")");
+          break;
+        case 3: {  // a parenthesis removed
+          const auto parens = positions("()");
+          if (!parens.empty()) s.erase(rng.pick(parens), 1);
+          else s.insert(at, "(");
+          break;
+        }
+        case 4:  // an unknown character
+          s.insert(at, rng.pick(odd));
+          break;
+        case 5: {  // a stage separator more or fewer: the stage count disagrees with pp·vp
+          const auto pipes = positions("|");
+          if (!pipes.empty() && rng.chance(0.5)) s.erase(rng.pick(pipes), 1);
+          else s.insert(at, "|");
+          break;
+        }
+        case 6: {  // very long
+          std::string longer;
+          switch (rng.below(5)) {
+            case 0: for (int i = 0; i < 5001; ++i) longer += "|t"; s += longer; break;
+            case 1: s = "E" + std::string(10001, 't') + "L"; break;
+            case 2: s = "E" + std::string(6000, '(') + "t" + std::string(rng.chance(0.5) ? 6000 : 0, ')') + "L"; break;
+            case 3: for (int i = 0; i < 2000; ++i) longer += "(t|)*2"; s = "E" + longer + "L"; break;
+            default: s = "E" + std::string(9990, 't') + "L"; break;  // just under the 10,000-character cap
+          }
+          break;
+        }
+        case 7:  // a nested group (Megatron unrolls one level)
+          s = rng.chance(0.5) ? "(" + s + ")*" + rng.pick(counts) : "E((t|)*2|)*3L";
+          break;
+        case 8:  // a case swap of a layer letter
+          for (char& ch : s) {
+            if ((ch == 'E' || ch == 'L' || ch == 't' || ch == 'm') && rng.chance(0.3)) {
+              ch = static_cast<char>(std::isupper(static_cast<unsigned char>(ch)) != 0 ? std::tolower(static_cast<unsigned char>(ch))
+                                                                                       : std::toupper(static_cast<unsigned char>(ch)));
+              break;
+            }
+          }
+          break;
+        default:
+          s = rng.pick(whole);
+          break;
+      }
+    }
+    return s;
+  }
+
+  // One mutation of the value at `pointer` (when present): a layout string through mutate_layout, else a
+  // value out of the key's range or of the wrong type, or a raw number beyond double.
+  static void targeted(Rng& rng, Doc& d, const std::string& pointer) {
+    json* v = nullptr;
+    try {
+      const json::json_pointer ptr(pointer);
+      if (!d.value.contains(ptr)) return;
+      v = &d.value[ptr];
+    } catch (const json::exception&) {
+      return;
+    }
+    const bool layout = pointer.size() >= 15 && pointer.compare(pointer.size() - 15, 15, "pipeline_layout") == 0;
+    if (layout && v->is_string() && rng.chance(0.75)) {
+      *v = mutate_layout(rng, v->get<std::string>());
+      return;
+    }
+    const std::vector<json> odd = {0, -1, 17, 257, 65536, 1000000, 2147483648LL, 9223372036854775807LL, 1e308,
+                                   1e-320, 0.5, 1.0000001, "vocab-3", "mxfp4", "interlaced", "compute",
+                                   "shared-expert", "blockwise", "tensorwise", "mxfp8", true, false, nullptr, "",
+                                   json::array(), json::object(), "Et*4|(t*4|)*14tmL"};
+    const double r = rng.unit();
+    if (r < 0.4) {
+      *v = random_value(rng, *v);
+    } else if (r < 0.85) {
+      *v = rng.pick(odd);
+    } else {
+      const std::string token = "@@RAW" + std::to_string(d.raw.size()) + "@@";
+      d.raw[token] = rng.pick(kRawNumbers);
+      *v = token;
+    }
+  }
+
+  // (virtual stages pp·vp, layers, MTP depth) of a bundled experiment, for layouts that fit it.
+  struct Shape {
+    std::int64_t stages = 1, layers = 32, mtp = 0;
+  };
+  static std::int64_t int_at(const json& j, const char* key, std::int64_t fallback) {
+    return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<std::int64_t>() : fallback;
+  }
+  Shape shape_of(const json& experiment) const {
+    Shape sh;
+    const json par = experiment.is_object() ? experiment.value("parallelism", json::object()) : json::object();
+    sh.stages = int_at(par, "pp", 1) * int_at(par, "vp", 1);
+    json model = experiment.is_object() ? experiment.value("model", json()) : json();
+    if (model.is_string() && in_.model_docs.count(model.get<std::string>()) != 0) model = in_.model_docs.at(model.get<std::string>());
+    sh.layers = int_at(model, "layers", 32);
+    sh.mtp = int_at(model, "mtp_depth", 0);
+    return sh;
+  }
+
+  void newer(Rng& rng, Case& c) {
+    const double r = rng.unit();
+    if (r < 0.45) {
+      newer_experiment(rng, c);
+    } else if (r < 0.85) {
+      newer_records(rng, c);
+    } else {
+      newer_sets(rng, c);
+    }
+    if (c.args.empty()) run(rng, c);  // an input without the sections it needs (not the bundled ones)
+  }
+
+  // An MoE or dense experiment that states the newer keys (its catalog model inlined, so that mutations
+  // reach model.moe and model.mtp_depth), with one of them mutated and sometimes the generic mutations.
+  void newer_experiment(Rng& rng, Case& c) {
+    const std::vector<std::string> bases = {"deepseek-v3-h800-2048", "mixtral-8x7b-h100-64", "mixtral-8x7b-h100-64",
+                                            "gpt3-175b-a100-1024", "llama2-70b-h100-512"};
+    std::string name = rng.pick(bases);
+    if (in_.experiment_docs.count(name) == 0) name = in_.experiments.front();
+    json e = in_.experiment_docs.at(name);
+    if (!e.is_object()) return;
+    std::vector<std::string> targets;
+    json model;
+    if (e.contains("model") && e["model"].is_string() && in_.model_docs.count(e["model"].get<std::string>()) != 0)
+      model = in_.model_docs.at(e["model"].get<std::string>());
+    const auto integer = [](const json& j, const char* key, std::int64_t fallback) {
+      return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<std::int64_t>() : fallback;
+    };
+    std::int64_t mtp = integer(model, "mtp_depth", 0);
+    const std::int64_t layers = integer(model, "layers", 32);
+    if (model.is_object() && rng.chance(0.6)) {
+      if (rng.chance(0.3)) {
+        mtp = static_cast<std::int64_t>(rng.below(4));
+        model["mtp_depth"] = mtp;
+      }
+      if (model.contains("mtp_depth")) targets.push_back("/model/mtp_depth");
+      if (model.contains("moe") && model["moe"].is_object()) {
+        json& moe = model["moe"];
+        if (rng.chance(0.4)) moe["capacity_factor"] = rng.pick(std::vector<json>{1.0, 1.25, 2.0, nullptr});
+        if (rng.chance(0.2)) moe["load_imbalance"] = rng.pick(std::vector<json>{1.0, 1.5, 4.0});
+        if (rng.chance(0.1)) moe["zipf_skew"] = rng.pick(std::vector<json>{0.5, 1.2});
+        if (rng.chance(0.1)) moe["layer_freq"] = rng.pick(std::vector<json>{1, 2});
+        for (const char* key : {"num_experts", "top_k", "moe_ffn_hidden", "shared_experts", "shared_ffn_hidden",
+                                "first_k_dense", "layer_freq", "router", "capacity_factor", "load_imbalance",
+                                "zipf_skew", "max_nodes_per_token", "fp8_dispatch"}) {
+          if (moe.contains(key)) targets.push_back(std::string("/model/moe/") + key);
+        }
+      }
+      e["model"] = model;
+    }
+    json& par = e["parallelism"];
+    json& tr = e["training"];
+    if (!par.is_object() || !tr.is_object()) return;
+    const std::int64_t stages = integer(par, "pp", 1) * integer(par, "vp", 1);
+    if (rng.chance(0.6)) {
+      par.erase("pipeline_layers");
+      std::string layout = valid_layout(rng, stages, layers, mtp);
+      if (rng.chance(0.4)) layout = mutate_layout(rng, layout);
+      par["pipeline_layout"] = layout;
+      targets.push_back("/parallelism/pipeline_layout");
+    }
+    if (rng.chance(0.3)) {
+      par["vocab_parallel"] = rng.pick(std::vector<std::string>{"none", "vocab-1", "vocab-2", "interlaced"});
+      targets.push_back("/parallelism/vocab_parallel");
+    }
+    if (model.is_object() && model.contains("moe")) {
+      if (rng.chance(0.3)) {
+        par["etp"] = rng.pick(std::vector<json>{1, 2, 4, 8});
+        targets.push_back("/parallelism/etp");
+      }
+      if (rng.chance(0.3)) {
+        par["moe_overlap"] = rng.pick(std::vector<std::string>{"none", "shared-expert", "compute"});
+        targets.push_back("/parallelism/moe_overlap");
+      }
+      if (rng.chance(0.15)) {
+        par["ep_comm_sms"] = rng.pick(std::vector<json>{1, 16, 20, 132});
+        if (rng.chance(0.5)) par["ep_comm_sms_reserved"] = rng.chance(0.5);
+        targets.push_back("/parallelism/ep_comm_sms");
+      }
+      if (par.contains("ep")) targets.push_back("/parallelism/ep");
+    }
+    // FP8 on the experiments whose devices have an FP8 peak (H100, H800); the A100 ones refuse it at once
+    const bool fp8_device = name != "gpt3-175b-a100-1024";
+    if (rng.chance(fp8_device ? 0.4 : 0.05)) {
+      tr["precision"] = "fp8";
+      tr["fp8_scaling"] = rng.pick(std::vector<std::string>{"delayed", "tensorwise", "rowwise", "blockwise", "mxfp8"});
+      targets.push_back("/training/fp8_scaling");
+      if (rng.chance(0.5)) {
+        tr["fp8_attention"] = rng.chance(0.5);
+        targets.push_back("/training/fp8_attention");
+      }
+      if (rng.chance(0.2)) tr["fp8_activation_cache"] = rng.chance(0.5);
+    }
+    if (tr.contains("precision")) targets.push_back("/training/precision");
+    Doc d{e, {}};
+    // 0 (half the cases: the stated keys must reach the model too), 1 or 2 targeted mutations
+    const std::size_t hits = rng.chance(0.5) ? 0 : 1 + rng.below(2);
+    for (std::size_t k = 0; k < hits && !targets.empty(); ++k) targeted(rng, d, rng.pick(targets));
+    if (rng.chance(0.2)) mutate(rng, d);
+    c.files[name + ".json"] = render(d);
+    const std::string file = "@" + name + ".json";
+    const bool small = std::find(kSmall.begin(), kSmall.end(), name) != kSmall.end();
+    const double r = rng.unit();
+    if (small && r < 0.08) {
+      c.args = {"report", file, "-o", "@r.html"};
+    } else if (small && r < 0.14) {
+      c.args = {"plan", file, "--top", "3"};
+    } else if (small && r < 0.24) {
+      c.args = {"sweep", file, "--vary", rng.pick(kNewerVary), "-o", "@out.csv"};
+    } else {
+      c.args = {"run", file};
+      append(c.args, one_of<std::string>(rng, {{}, {}, {"--format", "json"}, {"--format", "csv"}}));
+      if (small && rng.chance(0.03)) append(c.args, {"--engine", "flow"});
+    }
+    append(c.args, newer_set_args(rng, rng.pick(std::vector<std::size_t>{0, 0, 0, 1}), shape_of(d.value)));
+  }
+
+  // 1 to 4 records, mostly MoE records that state a pipeline layout, with their newer fields stated (a
+  // layout made for a record without one, an MTP depth, vocab_parallel, fp8_attention, an FP8 recipe) and
+  // mutated, through `validate FILE`.
+  void newer_records(Rng& rng, Case& c) {
+    if (!in_.moe_runs.is_array() || in_.moe_runs.empty()) return;
+    Doc d{json::array(), {}};
+    const std::size_t n = 1 + rng.below(4);
+    std::vector<std::string> targets;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double r = rng.unit();
+      json rec = r < 0.5 && !in_.layout_records.empty() ? in_.moe_runs[rng.pick(in_.layout_records)]
+                 : r < 0.9                              ? in_.moe_runs[rng.below(in_.moe_runs.size())]
+                                                        : in_.runs[rng.below(in_.runs.size())];
+      const std::string at = "/" + std::to_string(i);
+      if (rec.is_object() && rec.contains("parallelism") && rec["parallelism"].is_object()) {
+        json& par = rec["parallelism"];
+        const auto integer = [](const json& j, const char* key, std::int64_t fallback) {
+          return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<std::int64_t>() : fallback;
+        };
+        const json model = rec.value("model", json::object());
+        const json moe = model.is_object() ? model.value("moe", json()) : json();
+        std::int64_t mtp = integer(moe, "mtp_depth", 0);
+        if ((!par.contains("pipeline_layout") || !par["pipeline_layout"].is_string()) && rng.chance(0.4)) {
+          if (moe.is_object() && rng.chance(0.3)) {  // an MTP depth, and its m layers in the layout
+            mtp = static_cast<std::int64_t>(rng.below(3));
+            rec["model"]["moe"]["mtp_depth"] = mtp;
+          }
+          par.erase("pipeline_split");
+          par["pipeline_layout"] = valid_layout(rng, integer(par, "pp", 1) * integer(par, "vp", 1),
+                                                integer(model, "layers", 32), mtp);
+        }
+        if (rng.chance(0.2)) par["vocab_parallel"] = rng.pick(std::vector<std::string>{"none", "vocab-1", "vocab-2", "interlaced"});
+        if (rng.chance(0.2) && rec.contains("precision") && rec["precision"].is_object()) {
+          rec["precision"]["compute"] = "fp8";
+          rec["precision"]["fp8_recipe"] = rng.pick(std::vector<std::string>{"delayed", "tensorwise", "blockwise", "mxfp8", "current"});
+          rec["precision"]["fp8_attention"] = rng.chance(0.5);
+        }
+      }
+      for (const char* p : {"/parallelism/pipeline_layout", "/parallelism/pipeline_layout", "/parallelism/pipeline_layout",
+                            "/parallelism/vocab_parallel", "/parallelism/etp", "/parallelism/ep", "/parallelism/pp",
+                            "/parallelism/vp", "/parallelism/moe_overlap", "/parallelism/schedule",
+                            "/model/moe/mtp_depth", "/model/moe/num_experts", "/model/moe/top_k",
+                            "/model/moe/capacity_factor", "/model/moe/moe_ffn_hidden", "/model/moe/first_k_dense",
+                            "/model/moe/shared_experts", "/model/moe/moe_layer_freq", "/model/moe/router",
+                            "/model/moe/max_nodes_per_token", "/model/layers", "/precision/fp8_recipe",
+                            "/precision/fp8_attention", "/precision/compute", "/model/moe"}) {
+        targets.push_back(at + p);
+      }
+      // a record drawn twice is refused for its duplicate id before anything else is read
+      for (const json& earlier : d.value) {
+        if (rec.is_object() && earlier.is_object() && rec.value("id", json()) == earlier.value("id", json()))
+          rec["id"] = rec.value("id", std::string("record")) + "-" + std::to_string(i);
+      }
+      d.value.push_back(std::move(rec));
+    }
+    const std::size_t hits = rng.chance(0.4) ? 0 : 1 + rng.below(3);  // 0 to 3 targeted mutations
+    for (std::size_t k = 0; k < hits; ++k) targeted(rng, d, rng.pick(targets));
+    if (rng.chance(0.2)) mutate(rng, d);
+    c.files["moe_runs.json"] = render(d);
+    c.args = {"validate", "@moe_runs.json"};
+    append(c.args, one_of<std::string>(rng, {{},
+                                             {"--format", "json"},
+                                             {"--split", rng.pick(std::vector<std::string>{"test", "all", "calibration"})},
+                                             {"--max-error", rng.pick(std::vector<std::string>{"5%", "50%", "0"})}}));
+  }
+
+  // A bundled experiment with --set of the newer keys (layout strings quoted as JSON).
+  void newer_sets(Rng& rng, Case& c) {
+    const std::vector<std::string> bases = {"deepseek-v3-h800-2048", "mixtral-8x7b-h100-64", "gpt3-175b-a100-1024",
+                                            "llama2-70b-h100-512", "gpt2-1b-a100-8gpu"};
+    std::string name = rng.pick(bases);
+    if (in_.experiment_docs.count(name) == 0) name = in_.experiments.front();
+    c.args = {"run", name};
+    json e = in_.experiment_docs.at(name);
+    if (name == "deepseek-v3-h800-2048" && rng.chance(0.7)) {
+      // its pipeline_layers exclude a layout: a copy without them
+      if (e.contains("parallelism") && e["parallelism"].is_object()) e["parallelism"].erase("pipeline_layers");
+      c.files[name + ".json"] = e.dump(1);
+      c.args[1] = "@" + name + ".json";
+    }
+    append(c.args, newer_set_args(rng, 1 + rng.below(3), shape_of(e)));
+    append(c.args, one_of<std::string>(rng, {{}, {"--format", "json"}}));
+  }
+
+  static inline const std::vector<std::string> kNewerVary = {
+      "/parallelism/etp=1,2,4", "/model/mtp_depth=0..3", "/parallelism/vocab_parallel=\"none\",\"vocab-1\",\"interlaced\"",
+      "/model/moe/top_k=1..4", "/model/moe/capacity_factor=0.5,1,1e308", "/training/fp8_attention=true,false",
+      "/parallelism/pipeline_layout=\"Et*8|(t*8|)*2t*8L\",\"Et*4|t*12|t*8|t*8L\",\"x\"",
+      "/model/moe/num_experts=0..4", "/parallelism/moe_overlap=\"none\",\"compute\""};
+
+  // --set arguments on the newer keys: layouts (valid for the bundled shapes, mutated), MoE, MTP, vocab
+  // parallel, FP8 recipe.
+  static std::vector<std::string> newer_set_args(Rng& rng, std::size_t n, const Shape& shape) {
+    const std::vector<std::string> pointers = {
+        "/parallelism/pipeline_layout", "/parallelism/pipeline_layout", "/parallelism/pipeline_layout",
+        "/model/mtp_depth", "/model/moe/num_experts", "/model/moe/top_k", "/model/moe/capacity_factor",
+        "/model/moe/first_k_dense", "/model/moe/layer_freq", "/model/moe/shared_experts", "/model/moe/load_imbalance",
+        "/model/moe/zipf_skew", "/parallelism/etp", "/parallelism/ep", "/parallelism/moe_overlap",
+        "/parallelism/vocab_parallel", "/training/fp8_scaling", "/training/fp8_attention", "/training/precision",
+        "/parallelism/vp"};
+    const std::vector<std::string> values = {
+        "0", "-1", "1", "2", "3", "17", "256", "2147483648", "1e308", "1e-320", "0.5", "null", "true", "[]",
+        "\"\"", "\"none\"", "\"vocab-1\"", "\"vocab-2\"", "\"interlaced\"", "\"vocab-3\"", "\"compute\"",
+        "\"shared-expert\"", "\"mxfp8\"", "\"blockwise\"", "\"tensorwise\"", "\"rowwise\"", "\"fp8\"", "\"mxfp4\""};
+    // layouts for the experiment's own shape mostly, else for another bundled shape
+    const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+        {shape.stages, shape.layers}, {shape.stages, shape.layers}, {shape.stages, shape.layers},
+        {16, 61}, {4, 32}, {24, 96}, {4, 80}, {1, 24}, {2, 32}};
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string p = rng.pick(pointers);
+      std::string v;
+      if (p == "/parallelism/pipeline_layout" && rng.chance(0.85)) {
+        const auto& [stages, layers] = rng.pick(shapes);
+        std::string layout = valid_layout(rng, stages, layers, rng.chance(0.8) ? shape.mtp : static_cast<std::int64_t>(rng.below(3)));
+        if (rng.chance(0.5)) layout = mutate_layout(rng, layout);
+        v = json(layout).dump();
+      } else {
+        v = rng.pick(values);
+      }
+      out.push_back("--set");
+      out.push_back(p + "=" + v);
+    }
+    return out;
+  }
+
   static std::string num(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -576,6 +1014,7 @@ class CaseMaker {
   }
 
   const Inputs& in_;
+  bool newer_keys_ = true;  // false (--no-newer-keys): the cases of campaigns before the newer-key cases
 };
 
 // ------------------------------------------------------------------------------------------ running
@@ -865,6 +1304,14 @@ class Driver {
       return {"ok", "exit " + std::to_string(rc) + " in " + std::to_string(seconds) + " s"};
     }
     if (rc == 2) {
+      // A control byte of the input quoted raw (a NUL cut `error: %s` short, before the reason): messages
+      // write them as \xNN (Diagnostic::to_string).
+      for (const char ch : err) {
+        const auto u = static_cast<unsigned char>(ch);
+        if ((u < 0x20 && ch != '\n' && ch != '\t') || u == 0x7f) {
+          return {"finding", "exit 2 with a raw control byte (" + std::to_string(u) + ") in its message: " + err.substr(0, 300)};
+        }
+      }
       std::istringstream lines(err);
       for (std::string l; std::getline(lines, l);) {
         if (located(l)) return {"refused", l.substr(0, 160)};
@@ -1063,7 +1510,10 @@ void erase_echoed_strings(const Case& c, std::string& text) {
       // the text report's `cluster` line prints the same summary after its label ("  cluster    NAME: 4
       // nodes x 8 a100-sxm4-80gb = 32 devices"): there, after a space, only before "<count> nodes x ".
       const std::string headed = e + ": ";
+      // A heterogeneous cluster's line reads "NAME: pools 2 nodes x 8 h100-sxm5-80gb + 2 nodes x ..." (seed
+      // 29205 case 1149, a cluster named NaN): "pools " may come before the count.
       const auto summary_follows = [&text](std::size_t at) {
+        if (text.compare(at, 6, "pools ") == 0) at += 6;
         std::size_t j = at;
         while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) != 0) ++j;
         return j > at && text.compare(j, 9, " nodes x ") == 0;
@@ -1097,7 +1547,7 @@ json to_json(const Case& c) {
 int usage(const char* why) {
   std::fprintf(stderr,
                "config_fuzz: %s\nusage: config_fuzz [--cases N] [--seed S] [--first K] [--budget SECONDS] "
-               "[--time SECONDS] [--save DIR] [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose]\n",
+               "[--time SECONDS] [--save DIR] [--root SOURCE_DIR] [--self-test-sanitizer] [--verbose] [--print-cases] [--no-newer-keys]\n",
                why);
   return 2;
 }
@@ -1108,7 +1558,7 @@ int main(int argc, char** argv) {
   std::uint64_t cases = 1000, seed = 1, first = 0;
   double budget = 30, time_limit = 0;
   std::string save, root = CLUSTERSIM_SOURCE_ROOT;
-  bool verbose = false, self_test_sanitizer = false;
+  bool verbose = false, self_test_sanitizer = false, print_cases = false, newer_keys = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> std::optional<std::string> {
@@ -1118,6 +1568,10 @@ int main(int argc, char** argv) {
     try {
       if (a == "--verbose") {
         verbose = true;
+      } else if (a == "--print-cases") {
+        print_cases = true;
+      } else if (a == "--no-newer-keys") {
+        newer_keys = false;
       } else if (a == "--self-test-sanitizer") {
         self_test_sanitizer = true;
       } else if (auto v = (a == "--cases" || a == "--seed" || a == "--first" || a == "--budget" || a == "--time" ||
@@ -1148,6 +1602,7 @@ int main(int argc, char** argv) {
   const fs::path work = made;
 
   std::map<std::string, std::uint64_t> per_command;
+  std::map<std::string, std::uint64_t> newer_outcomes;  // ok/refused/finding of the newer-key cases
   std::map<std::string, double> per_command_cpu;
   std::map<std::uint64_t, Outcome> memo;  // FNV-1a of a case's JSON -> its outcome
   g_tally.seed = seed;
@@ -1158,7 +1613,7 @@ int main(int argc, char** argv) {
     const Inputs inputs = load_inputs(source);
     Driver driver(work, budget, save);
     driver.install_sanitizer_hook(self_test_sanitizer);
-    CaseMaker maker(inputs);
+    CaseMaker maker(inputs, newer_keys);
     for (std::uint64_t i = first; i < first + cases; ++i) {
       if (time_limit > 0 &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > time_limit) {
@@ -1172,6 +1627,7 @@ int main(int argc, char** argv) {
       // A case identical to an earlier one (same arguments, same file texts: e.g. `validate` of the bundled
       // corpus, `collective --cluster eos-h100`) has the same outcome (the CLI is deterministic); it is
       // counted with that outcome, not run again.
+      if (print_cases) std::printf("%s\n", to_json(c).dump(1).c_str());
       const std::uint64_t key = fnv1a(to_json(c).dump());
       const auto seen = memo.find(key);
       const bool repeat = seen != memo.end();
@@ -1185,6 +1641,7 @@ int main(int argc, char** argv) {
       }
       ++(o.kind == "ok" ? g_tally.ok : o.kind == "refused" ? g_tally.refused : g_tally.finding);
       ++per_command[c.args[0]];
+      if (c.newer) ++newer_outcomes[o.kind];
       per_command_cpu[c.args[0]] += cpu;
       ++g_tally.ran;
       if (verbose) std::printf("%s\n  %s (%.4f s CPU): %s\n", label.c_str(), o.kind.c_str(), cpu, o.detail.c_str());
@@ -1201,6 +1658,10 @@ int main(int argc, char** argv) {
   fs::remove_all(work);
   const std::uint64_t ran = g_tally.ran;
   std::printf("%s", summary_line(0).c_str());
+  std::printf("newer-key cases: %llu ok, %llu refused with a located message, %llu findings\n",
+              static_cast<unsigned long long>(newer_outcomes["ok"]),
+              static_cast<unsigned long long>(newer_outcomes["refused"]),
+              static_cast<unsigned long long>(newer_outcomes["finding"]));
   std::printf("by command:");
   for (const auto& [cmd, n] : per_command) std::printf(" %s %llu", cmd.c_str(), static_cast<unsigned long long>(n));
   std::printf("\nCPU seconds by command:");
