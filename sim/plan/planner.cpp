@@ -425,6 +425,15 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
                                                                  : base.parallelism.pipeline_layout) +
                   "\""));
   }
+  // The searched schedules replace the experiment's: a stated one outside them (dualpipe, v-half, gpipe)
+  // is said, as the split above is.
+  const auto& kinds = options.bounds.schedules;
+  if (std::find(kinds.begin(), kinds.end(), base.parallelism.schedule) == kinds.end()) {
+    std::string searched;
+    for (ScheduleKind k : kinds) searched += (searched.empty() ? "" : ", ") + std::string(to_string(k));
+    r.notes.push_back(fmt::format("the experiment's schedule {} is not searched: every strategy uses one of {}",
+                                  to_string(base.parallelism.schedule), searched));
+  }
   r.objective = options.objective;
   r.objective_unit = objective_unit(base, options.objective);
   if (options.objective == Objective::cost && base.energy) {

@@ -113,14 +113,18 @@ struct ParallelismSpec {
 };
 
 /// Slots the V-Half building block reserves for the vocabulary passes (ScheduleSpec::vocab_slots): the
-/// authors' branch adds 6 with vocabulary parallelism (--enable-vocab-parallel, one barrier: vocab-1) and 6
-/// more with --disable-backward-fusion (two barriers: vocab-2) (sail-sg/zero-bubble-pipeline-parallelism
-/// 92895b9a, zbv_greedy.py stable_pattern_v_half); 0 for every other schedule.
+/// authors' branch adds 6 with vocabulary parallelism (--enable-vocab-parallel) and 6 more with
+/// --disable-backward-fusion (sail-sg/zero-bubble-pipeline-parallelism 92895b9a, zbv_greedy.py
+/// stable_pattern_v_half); 0 for every other schedule. The paper's vocab-1 (Alg. 1, two all-reduce
+/// barriers) is the unfused one: sail-sg/VocabularyParallelism 6191c3bf artifact/quick_exp.sh sets
+/// FB_SPLIT=1 for vocab-1 only, which pretrain_gpt.sh turns into --disable-backward-fusion (the README:
+/// "2 all-reduce communication barriers (enable using --disable-backward-fusion)"), so vocab-1 gets 12 and
+/// vocab-2 (one barrier) 6.
 inline int v_half_vocab_slots(const ParallelismSpec& p) {
   if (p.schedule != ScheduleKind::v_half) return 0;
   switch (p.vocab_parallel) {
-    case VocabParallel::vocab_1: return 6;
-    case VocabParallel::vocab_2: return 12;
+    case VocabParallel::vocab_1: return 12;
+    case VocabParallel::vocab_2: return 6;
     case VocabParallel::none:
     case VocabParallel::interlaced: return 0;  // interlaced with v-half is refused by sim/config
   }

@@ -84,3 +84,20 @@ TEST_CASE("DualPipe on uniform stages: shorter step than zb-h1 and 1F1B, p+1 act
   CHECK(d1.optimizer.value() == Approx(2.0 * a1.optimizer.value()));
   CHECK(d1.activations.value() == Approx(a1.activations.value() * (p + 1) / (p - 1)));
 }
+
+TEST_CASE("v-half reserves the authors' vocabulary slots: 12 for vocab-1 (unfused, two barriers), 6 for vocab-2") {
+  // sail-sg/VocabularyParallelism 6191c3bf artifact/quick_exp.sh: vocab-1 sets FB_SPLIT=1, which
+  // pretrain_gpt.sh passes as --disable-backward-fusion; the V-Half branch (zbv_greedy.py) adds 6 slots
+  // for vocabulary parallelism and 6 more without backward fusion.
+  ParallelismSpec p;
+  p.schedule = ScheduleKind::v_half;
+  p.vocab_parallel = VocabParallel::vocab_1;
+  CHECK(v_half_vocab_slots(p) == 12);
+  p.vocab_parallel = VocabParallel::vocab_2;
+  CHECK(v_half_vocab_slots(p) == 6);
+  p.vocab_parallel = VocabParallel::none;
+  CHECK(v_half_vocab_slots(p) == 0);
+  p.schedule = ScheduleKind::zero_bubble_h1;
+  p.vocab_parallel = VocabParallel::vocab_1;
+  CHECK(v_half_vocab_slots(p) == 0);
+}
