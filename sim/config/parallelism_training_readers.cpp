@@ -254,7 +254,9 @@ constexpr Field kTrainingFields[] = {
      .ints = kPositive},
     {.key = "precision",
      .kind = FieldKind::choice,
-     .doc = "GEMM precision; the device must list a peak for it",
+     .doc = "GEMM precision; the device must list a peak for it. fp8: FP8 linear layers (fp8_scaling); fp4: "
+            "NVFP4 linear layers (Transformer Engine NVFP4BlockScaling: 1x16 E4M3-scaled blocks, 16x16 for "
+            "weights, Hadamard transform on wgrad inputs), attention and LM head in BF16 (docs/model.md)",
      .fallback = "\"bf16\"",
      .choices = kPrecisionChoices},
     {.key = "gradient_precision",
@@ -500,6 +502,13 @@ TrainingSpec read_training(ObjectReader& r) {
   }
   if (t.fp8_scaling == Fp8Scaling::mxfp8 && t.precision != Precision::fp8) {
     r.error("fp8_scaling", "\"mxfp8\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
+  }
+  if (t.precision == Precision::fp4 && r.has("fp8_scaling")) {
+    r.error("fp8_scaling",
+            "applies to \"precision\": \"fp8\"; \"fp4\" is NVFP4 with its own scaling (docs/model.md, NVFP4)");
+  }
+  if (t.gradient_precision == Precision::fp4) {
+    r.error("gradient_precision", "\"fp4\" is a GEMM precision (NVFP4), not a gradient-buffer format");
   }
   t.mxfp8_separate_swizzle = r.boolean("mxfp8_separate_swizzle");
   if (r.has("mxfp8_separate_swizzle") && t.fp8_scaling != Fp8Scaling::mxfp8) {

@@ -327,7 +327,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     const Bytes norms(2.0 * 2.0 * tokens * m.hidden * e);  // two RMSNorms, read + write each
     const auto linear = [&](std::string_view name, double rows, double n_out, double k_in) {
       LayerKernels ks;
-      if (prec == Precision::fp8) ks.add(fp8_cast_kernel(rows, n_out, k_in, shape_.microbatches));
+      if (is_quantised(prec)) ks.add(linear_input_cast_kernel(prec, rows, n_out, k_in, shape_.microbatches));
       Kernel g = gemm_kernel(name, rows, n_out, k_in, prec, e);
       g.fp8_blockwise = shape_.fp8_blockwise && prec == Precision::fp8;
       ks.add(g);

@@ -286,6 +286,21 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/training/precision", "has no fp8 peak (it lists: fp32, bf16)"));
   }
+  SECTION("fp4 (NVFP4) training on a device without an fp4 peak") {
+    doc["training"]["precision"] = "fp4";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/precision", "has no fp4 peak (it lists: fp32, bf16)"));
+  }
+  SECTION("fp4 training with an FP8 scaling recipe, and fp4 gradient buffers") {
+    doc["training"]["precision"] = "fp4";
+    doc["training"]["fp8_scaling"] = "mxfp8";
+    doc["training"]["gradient_precision"] = "fp4";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_scaling", "\"fp4\" is NVFP4 with its own scaling"));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/gradient_precision", "not a gradient-buffer format"));
+  }
   SECTION("fp8 training on a device without a bf16 peak (attention and the LM head run in bf16)") {
     device["peak"] = {{"fp8", "1979 TFLOPS"}};
     doc["training"]["precision"] = "fp8";
