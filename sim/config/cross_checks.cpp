@@ -265,6 +265,12 @@ void Checker::check_batch_rampup() {
 }
 
 void Checker::check_misc() {
+  if (usable({"/training/bf16_layers_at_start", "/training/bf16_layers_at_end", "/model/layers"}) &&
+      static_cast<std::int64_t>(s_.training.bf16_layers_start) + s_.training.bf16_layers_end > s_.model.layers) {
+    error(s_.training.bf16_layers_start > 0 ? "/training/bf16_layers_at_start" : "/training/bf16_layers_at_end",
+          fmt::format("{} + {} BF16 layers, but the model has {}", s_.training.bf16_layers_start,
+                      s_.training.bf16_layers_end, s_.model.layers));
+  }
   const auto& p = s_.parallelism;
   if (p.sequence_parallel && p.tp == 1 && usable({"/parallelism/tp"})) {
     error("/parallelism/sequence_parallel",

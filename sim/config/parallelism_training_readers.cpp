@@ -11,6 +11,7 @@ namespace clustersim::config {
 namespace {
 
 constexpr IntRange kPositive{.min = 1};
+constexpr IntRange kNonNegativeLayers{.min = 0};
 constexpr std::array<std::string_view, 2> kOverlapScopeChoices{"forward-backward", "forward"};
 constexpr std::array<std::string_view, 2> kPipelineP2pChoices{"megatron", "deepspeed"};
 constexpr auto kDpCollectives = std::to_array<std::string_view>({"hierarchical", "flat-ring"});
@@ -282,6 +283,17 @@ constexpr Field kTrainingFields[] = {
             "the attention core re-run, with flash attention the fused kernel's forward; docs/model.md)",
      .fallback = "\"attention\"",
      .choices = kSelectivePolicyChoices},
+    {.key = "bf16_layers_at_start",
+     .kind = FieldKind::integer,
+     .doc = "with precision fp8 or fp4: the first n transformer layers run in BF16, no casts (Megatron-Core "
+            "first_last_layers_bf16 with num_layers_at_start_in_bf16)",
+     .fallback = "0",
+     .ints = kNonNegativeLayers},
+    {.key = "bf16_layers_at_end",
+     .kind = FieldKind::integer,
+     .doc = "with precision fp8 or fp4: the last n transformer layers run in BF16 (num_layers_at_end_in_bf16)",
+     .fallback = "0",
+     .ints = kNonNegativeLayers},
     {.key = "selective_layer_interval",
      .kind = FieldKind::integer,
      .doc = "with selective_recompute layer: every k-th layer is recomputed (torchtitan selective_ac_option)",
@@ -506,6 +518,13 @@ TrainingSpec read_training(ObjectReader& r) {
   if (t.precision == Precision::fp4 && r.has("fp8_scaling")) {
     r.error("fp8_scaling",
             "applies to \"precision\": \"fp8\"; \"fp4\" is NVFP4 with its own scaling (docs/model.md, NVFP4)");
+  }
+  t.bf16_layers_start = static_cast<int>(r.get_integer("bf16_layers_at_start").value_or(0));
+  t.bf16_layers_end = static_cast<int>(r.get_integer("bf16_layers_at_end").value_or(0));
+  for (const char* key : {"bf16_layers_at_start", "bf16_layers_at_end"}) {
+    if (r.has(key) && !is_quantised(t.precision)) {
+      r.error(key, "needs \"precision\": \"fp8\" or \"fp4\" (it keeps layers out of the quantised GEMMs)");
+    }
   }
   if (t.gradient_precision == Precision::fp4) {
     r.error("gradient_precision", "\"fp4\" is a GEMM precision (NVFP4), not a gradient-buffer format");

@@ -301,6 +301,18 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_scaling", "\"fp4\" is NVFP4 with its own scaling"));
     CHECK(has_diagnostic(ds, "exp.json", "/training/gradient_precision", "not a gradient-buffer format"));
   }
+  SECTION("BF16 layers without a quantised precision, and more BF16 layers than the model has") {
+    doc["training"]["bf16_layers_at_start"] = 1;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/bf16_layers_at_start", "needs \"precision\": \"fp8\" or \"fp4\""));
+    device["peak"]["fp8"] = "1979 TFLOPS";
+    doc["training"]["precision"] = "fp8";
+    doc["training"]["bf16_layers_at_start"] = 100000;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/bf16_layers_at_start", "BF16 layers, but the model has"));
+  }
   SECTION("fp8 training on a device without a bf16 peak (attention and the LM head run in bf16)") {
     device["peak"] = {{"fp8", "1979 TFLOPS"}};
     doc["training"]["precision"] = "fp8";

@@ -124,3 +124,40 @@ TEST_CASE("NVFP4 memory: BF16 weights plus the row- and column-wise FP4 copies",
   // 2 B per parameter (BF16, as FP8 training keeps) + 2 x (0.5 + 1/256) B.
   CHECK(fp4 / fp8 == Approx((2.0 + 2.0 * (0.5 + 1.0 / 256.0)) / 2.0));
 }
+
+TEST_CASE("Layers the recipe keeps in BF16 cost BF16 (first_last_layers_bf16)", "[models][fp4]") {
+  ClusterSpec c;
+  c.name = "test-dgx-b200";
+  c.node = config::load_node(catalog(), "dgx-b200");
+  c.nodes = 1;
+  const auto chunk = [&](Precision p, int start, int end, int first, int count) {
+    Scenario s = scenario(c, llama3_8b_block(), 1, 1, 1, 64);  // 4 layers
+    s.training.precision = p;
+    s.training.flash_attention = true;
+    s.training.bf16_layers_start = start;
+    s.training.bf16_layers_end = end;
+    ChunkRole role{.layers = count};
+    set_bf16_layers(role, s, first, count);
+    const ChunkCosts cc = OpCostModel(s).chunk_costs(role);
+    return std::pair{role.bf16_layers, cc.forward.compute.value() + cc.backward.compute.value()};
+  };
+  const double fp4_layer = chunk(Precision::fp4, 0, 0, 0, 1).second;
+  const double bf16_layer = chunk(Precision::bf16, 0, 0, 0, 1).second;
+  REQUIRE(fp4_layer < bf16_layer);
+  // Megatron-Core's rule: layer i is BF16 when i < start or i >= layers - end.
+  CHECK(chunk(Precision::fp4, 1, 1, 0, 4).first == 2);
+  CHECK(chunk(Precision::fp4, 1, 1, 0, 2).first == 1);
+  CHECK(chunk(Precision::fp4, 1, 1, 1, 2).first == 0);
+  CHECK(chunk(Precision::fp4, 0, 2, 2, 2).first == 2);
+  CHECK(chunk(Precision::fp4, 3, 3, 0, 4).first == 4);  // overlapping ranges count each layer once
+  // A four-layer chunk with its first and last layers in BF16: two FP4 layers and two BF16 layers (the
+  // chunk's fixed per-op cost cancels in the differences).
+  const double all_fp4 = chunk(Precision::fp4, 0, 0, 0, 4).second;
+  CHECK(chunk(Precision::fp4, 1, 1, 0, 4).second - all_fp4 == Approx(2 * (bf16_layer - fp4_layer)).epsilon(1e-9));
+  // Only a quantised precision has layers to keep out: in BF16 the setting changes nothing.
+  CHECK(chunk(Precision::bf16, 1, 1, 0, 4).first == 0);
+  // FP8 the same way.
+  const double fp8_layer = chunk(Precision::fp8, 0, 0, 0, 1).second;
+  CHECK(chunk(Precision::fp8, 0, 1, 0, 4).second - chunk(Precision::fp8, 0, 0, 0, 4).second ==
+        Approx(bf16_layer - fp8_layer).epsilon(1e-9));
+}
