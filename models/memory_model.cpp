@@ -100,7 +100,11 @@ MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& 
   const double states = in.optimizer == Optimizer::adam ? 8.0 : 4.0;
 
   MemoryBreakdown mb;
-  mb.weights = sharded(weight_elem, 3);
+  // NVFP4 training also holds each weight's quantised copies through the step (Transformer Engine caches
+  // them over the micro-batches): row-wise and column-wise E2M1 values (0.5 B each) with one E4M3 scale per
+  // 16x16 block (NVFP4BlockScaling's 2D weight quantisation). FP8's cached copies are not counted.
+  const double fp4_copies = in.shape.precision == Precision::fp4 ? 2.0 * (0.5 + 1.0 / 256.0) : 0.0;
+  mb.weights = sharded(weight_elem + fp4_copies, 3);
   mb.gradients = sharded(bytes_per_element(in.gradient_precision), 2);
   mb.optimizer = sharded(master + states, 1);
 

@@ -36,9 +36,9 @@ struct Dims {
   double shared_cast_rows;  // rows that shared cast covers
 };
 
-// FP8 training keeps activations, attention (unless fp8_attention) and the LM head in BF16.
+// FP8 and NVFP4 training keep activations, attention (unless fp8_attention) and the LM head in BF16.
 Precision activation_precision(Precision p) {
-  return p == Precision::fp8 ? Precision::bf16 : p;
+  return is_quantised(p) ? Precision::bf16 : p;
 }
 
 Dims dims_of(const TransformerSpec& m, const LayerShape& s) {
@@ -63,7 +63,7 @@ Dims dims_of(const TransformerSpec& m, const LayerShape& s) {
   d.e = bytes_per_element(d.head);
   d.seq_local = static_cast<double>(s.seq_len) / s.cp;
   d.microbatches = std::max(1, s.microbatches);
-  d.cast_bytes = fp8_cast_bytes_per_element(s.fp8_scaling);
+  d.cast_bytes = s.precision == Precision::fp4 ? kNvfp4InputCastBytes : fp8_cast_bytes_per_element(s.fp8_scaling);
   d.fp8_gemm_eff = s.fp8_scaling == Fp8Scaling::rowwise ? kRowwiseFp8GemmEfficiency : 1.0;
   d.blockwise = s.fp8_blockwise && s.precision == Precision::fp8;
   d.swizzle = s.mxfp8_separate_swizzle && s.fp8_scaling == Fp8Scaling::mxfp8 && s.precision == Precision::fp8;
@@ -114,6 +114,34 @@ Kernel cast_kernel(double mm, double nn, double kk, double microbatches,
   return c;
 }
 
+// The NVFP4 quantisation of a linear layer's inputs: the activation (M x K) every micro-batch in three
+// kernels (kNvfp4InputCastBytes), the weight (K x N) once per step (kNvfp4WeightCastBytes). The backward
+// copy of this kernel quantises the output gradient with the activation's recipe (Hadamard transform on
+// its column-wise copy; stochastic rounding is done inside the cast and not charged).
+Kernel nvfp4_cast_kernel(double mm, double nn, double kk, double microbatches) {
+  Kernel c = elementwise("fp4_cast", kNvfp4InputCastBytes * mm * kk + kNvfp4WeightCastBytes * kk * nn / microbatches);
+  c.fp8_cast = true;
+  c.cast_bytes = kNvfp4InputCastBytes;
+  c.extra_kernels = kNvfp4InputCastExtraKernels;
+  c.m = mm;
+  c.n = nn;
+  c.k = kk;
+  return c;
+}
+
+// The input cast of a quantised linear GEMM at the layer's precision (FP8 recipe or NVFP4).
+Kernel input_cast_kernel(double mm, double nn, double kk, const Dims& d) {
+  return d.linear == Precision::fp4 ? nvfp4_cast_kernel(mm, nn, kk, d.microbatches)
+                                    : cast_kernel(mm, nn, kk, d.microbatches, d.cast_bytes);
+}
+
+// An NVFP4 GEMM also reads its operands' E4M3 block scales (1/16 B per element; weights' 16x16 blocks
+// are smaller still, counted as 1/16 too).
+void add_fp4_scale_bytes(Kernel& g) {
+  if (g.precision != Precision::fp4) return;
+  g.bytes = Bytes(g.bytes.value() + kNvfp4ScaleBytesPerElement * g.batch * (g.m * g.k + g.k * g.n));
+}
+
 // MXFP8 with separate scale swizzles (Dims::swizzle): the GEMM launches one swizzle per operand first,
 // here the forward's activation (M x K per problem) and weight (K x N per problem) scales.
 void add_swizzles(Kernel& g, const Dims& d) {
@@ -125,11 +153,12 @@ void add_swizzles(Kernel& g, const Dims& d) {
 // A linear-layer GEMM, preceded in FP8 training by the cast of its inputs: the activation (M x K) every
 // micro-batch, the weight (K x N) once per step.
 void add_linear(LayerKernels& ks, std::string_view name, double mm, double nn, double kk, const Dims& d) {
-  if (d.linear == Precision::fp8) ks.add(cast_kernel(mm, nn, kk, d.microbatches, d.cast_bytes));
+  if (is_quantised(d.linear)) ks.add(input_cast_kernel(mm, nn, kk, d));
   Kernel g = gemm(name, mm, nn, kk, d.linear, d.e);
   if (d.linear == Precision::fp8) g.impl_efficiency = d.fp8_gemm_eff;
   g.fp8_blockwise = d.blockwise;
   add_swizzles(g, d);
+  add_fp4_scale_bytes(g);
   ks.add(g);
 }
 
@@ -189,6 +218,11 @@ Kernel gemm_kernel(std::string_view name, double m, double n, double k, Precisio
 
 Kernel fp8_cast_kernel(double m, double n, double k, int microbatches) {
   return cast_kernel(m, n, k, std::max(1, microbatches));
+}
+
+Kernel linear_input_cast_kernel(Precision p, double m, double n, double k, int microbatches) {
+  return p == Precision::fp4 ? nvfp4_cast_kernel(m, n, k, std::max(1, microbatches))
+                             : fp8_cast_kernel(m, n, k, microbatches);
 }
 
 namespace {
@@ -281,6 +315,10 @@ void add_expert_gemm(LayerKernels& ks, std::string_view name, double rows_mean, 
     c.n = nn;
     c.k = kk;
     ks.add(c);
+  } else if (d.linear == Precision::fp4) {
+    Kernel c = nvfp4_cast_kernel(rows * experts, nn, kk, d.microbatches);
+    c.bytes = Bytes(kNvfp4InputCastBytes * rows * experts * kk + kNvfp4WeightCastBytes * experts * kk * nn / d.microbatches);
+    ks.add(c);
   }
   Kernel g = gemm(name, rows, nn, kk, d.linear, d.e);
   g.batch = experts;
@@ -290,6 +328,7 @@ void add_expert_gemm(LayerKernels& ks, std::string_view name, double rows_mean, 
   g.exec_flops = Flops(2.0 * rows * experts * nn * kk);
   g.bytes = Bytes(bytes_per_element(d.linear) * experts * (rows * kk + kk * nn) + d.e * experts * rows * nn);
   add_swizzles(g, d);  // one multi-tensor swizzle per operand list (Transformer Engine grouped GEMM)
+  add_fp4_scale_bytes(g);
   ks.add(g);
 }
 

@@ -143,6 +143,9 @@ Kernel gemm_kernel(std::string_view name, double m, double n, double k, Precisio
 /// The cast/transpose/amax of an FP8 GEMM's inputs: the M x K activation, plus the K x N weight once per
 /// step (amortised over `microbatches`).
 Kernel fp8_cast_kernel(double m, double n, double k, int microbatches);
+/// The input cast of a linear GEMM at `p`: fp8_cast_kernel for FP8, the NVFP4 quantisation
+/// (kNvfp4InputCastBytes on the activation, kNvfp4WeightCastBytes on the weight once per step) for fp4.
+Kernel linear_input_cast_kernel(Precision p, double m, double n, double k, int microbatches);
 
 /// HBM bytes per element of the cast of one FP8 GEMM input under `scaling`: delayed 4 (read BF16 2 B,
 /// write FP8 1 B + its transpose 1 B; amax from history), tensorwise 6 (an amax pass reading 2 B first),
@@ -156,6 +159,25 @@ inline constexpr double kMxfp8SwizzleBytesPerElement = 2.0 / 32.0;
 /// Speed of the row-wise scaled FP8 GEMM relative to the tensor-wise one: 0.95, the middle of "most
 /// shapes are within 90-100% of tensor-wise efficiency" (pytorch/pytorch issue 147971, H100, fast-accum).
 inline constexpr double kRowwiseFp8GemmEfficiency = 0.95;
+
+/// NVFP4 (training.precision "fp4"; Transformer Engine v2.12 5671fd36, recipe NVFP4BlockScaling in
+/// transformer_engine/common/recipe/__init__.py, quantiser NVFP4Quantizer::quantize_impl in
+/// transformer_engine/pytorch/csrc/quantizer.cpp). Values are E2M1 (half a byte); one E4M3 scale byte
+/// per 16 consecutive elements (1D), per 16x16 block for weights (2D), plus one FP32 scale per tensor.
+inline constexpr double kNvfp4ScaleBytesPerElement = 1.0 / 16.0;
+/// HBM bytes per element of quantising an activation or an output gradient (1D blocks; the column-wise
+/// copy that feeds the wgrad GEMM takes a 16x16 random Hadamard transform): three kernels, each reading
+/// the BF16 tensor: nvte_hadamard_transform_amax (the tensor's amax and that of its transformed
+/// transpose, 2 B), nvte_quantize_v2 for the row-wise copy (2 B read, 0.5 + 1/16 B written) and
+/// nvte_hadamard_transform_cast_fusion_columnwise for the column-wise copy (the same bytes; the transform
+/// runs on the tensor cores inside the cast, so it adds no pass). 7.125 B.
+inline constexpr double kNvfp4InputCastBytes = 2.0 + 2.0 * (2.0 + 0.5 + kNvfp4ScaleBytesPerElement);
+/// Kernels of that quantisation beyond the first (amax, row-wise cast, column-wise transform-cast).
+inline constexpr int kNvfp4InputCastExtraKernels = 2;
+/// HBM bytes per element of quantising a weight (2D 16x16 blocks, no Hadamard transform): an amax pass
+/// (nvte_compute_amax, 2 B) and one cast writing the row-wise and column-wise copies (2 B read,
+/// 2 x (0.5 + 1/256) B written). Once per step: the quantised weight is reused by every micro-batch.
+inline constexpr double kNvfp4WeightCastBytes = 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 256.0);
 
 /// Forward kernels of one layer on one TP rank. Attention is multi-head/GQA (QKV GEMM) or multi-head
 /// latent attention (down- and up-projections, DeepSeek-V2 §2.1). A MoE layer (`kind` = moe) replaces

@@ -308,6 +308,12 @@ void Checker::check_batch_rampup() {
 }
 
 void Checker::check_misc() {
+  if (usable({"/training/bf16_layers_at_start", "/training/bf16_layers_at_end", "/model/layers"}) &&
+      static_cast<std::int64_t>(s_.training.bf16_layers_start) + s_.training.bf16_layers_end > s_.model.layers) {
+    error(s_.training.bf16_layers_start > 0 ? "/training/bf16_layers_at_start" : "/training/bf16_layers_at_end",
+          fmt::format("{} + {} BF16 layers, but the model has {}", s_.training.bf16_layers_start,
+                      s_.training.bf16_layers_end, s_.model.layers));
+  }
   const auto& p = s_.parallelism;
   if (p.sequence_parallel && p.tp == 1 && usable({"/parallelism/tp"})) {
     error("/parallelism/sequence_parallel",
@@ -336,13 +342,13 @@ void Checker::check_misc() {
     error("/training/precision", fmt::format("device \"{}\" has no {} peak (it lists: {})", device.name,
                                              to_string(s_.training.precision), have));
   } else if (usable({"/training/precision", "/cluster/node/device/peak"}) &&
-             s_.training.precision == Precision::fp8 && !device.peak.empty() &&
+             is_quantised(s_.training.precision) && !device.peak.empty() &&
              !device.peak.contains(Precision::bf16)) {
     // FP8 training runs attention, the LM head and the casts' sources in BF16 (docs/model.md).
     error(
         "/training/precision",
-        fmt::format("device \"{}\" has no bf16 peak, which fp8 training needs for attention and the LM head",
-                    device.name));
+        fmt::format("device \"{}\" has no bf16 peak, which {} training needs for attention and the LM head",
+                    device.name, to_string(s_.training.precision)));
   }
 }
 
@@ -398,11 +404,11 @@ void Checker::check_pools() {
           have += (have.empty() ? "" : ", ") + std::string(to_string(precision));
         error("/training/precision", fmt::format("pool {}'s device \"{}\" has no {} peak (it lists: {})", i,
                                                  pool_device.name, to_string(s_.training.precision), have));
-      } else if (s_.training.precision == Precision::fp8 && !pool_device.peak.contains(Precision::bf16)) {
+      } else if (is_quantised(s_.training.precision) && !pool_device.peak.contains(Precision::bf16)) {
         error("/training/precision",
-              fmt::format("pool {}'s device \"{}\" has no bf16 peak, which fp8 training needs for attention and "
+              fmt::format("pool {}'s device \"{}\" has no bf16 peak, which {} training needs for attention and "
                           "the LM head",
-                          i, pool_device.name));
+                          i, pool_device.name, to_string(s_.training.precision)));
       }
     }
     const std::int64_t devices = static_cast<std::int64_t>(pool.nodes) * pool.node.devices_per_node;

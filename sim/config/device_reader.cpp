@@ -32,6 +32,10 @@ constexpr Field kPeakFields[] = {
      .doc = "dense BF16 peak",
      .dimension = Dimension::flops_rate},
     {.key = "fp8", .kind = FieldKind::quantity, .doc = "dense FP8 peak", .dimension = Dimension::flops_rate},
+    {.key = "fp4",
+     .kind = FieldKind::quantity,
+     .doc = "dense FP4 (NVFP4) peak; training.precision \"fp4\" needs it",
+     .dimension = Dimension::flops_rate},
 };
 
 constexpr Field kMemoryFields[] = {
@@ -149,7 +153,7 @@ void read_peaks(ObjectReader& r, DeviceSpec& d) {
   }
   if (peak.valid() && !any_given) {
     peak.error_here(
-        "no peak given: expected at least one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"fp8\"");
+        "no peak given: expected at least one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"fp8\", \"fp4\"");
   }
   peak.finish();
 }

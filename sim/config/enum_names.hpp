@@ -12,11 +12,12 @@
 
 namespace clustersim::config {
 
-inline constexpr std::array<EnumName<Precision>, 5> kPrecisionNames{{{"fp32", Precision::fp32},
+inline constexpr std::array<EnumName<Precision>, 6> kPrecisionNames{{{"fp32", Precision::fp32},
                                                                      {"tf32", Precision::tf32},
                                                                      {"fp16", Precision::fp16},
                                                                      {"bf16", Precision::bf16},
-                                                                     {"fp8", Precision::fp8}}};
+                                                                     {"fp8", Precision::fp8},
+                                                                     {"fp4", Precision::fp4}}};
 inline constexpr std::array<EnumName<ScheduleKind>, 6> kScheduleNames{
     {{"gpipe", ScheduleKind::gpipe},
      {"1f1b", ScheduleKind::one_f_one_b},

@@ -53,6 +53,7 @@ constexpr Field kGradientPrecisionFields[] = {
     choice_field("fp16", "gradient buffers of fp16 training", kPrecisions),
     choice_field("bf16", "gradient buffers of bf16 training", kPrecisions),
     choice_field("fp8", "gradient buffers of fp8 training", kPrecisions),
+    choice_field("fp4", "gradient buffers of fp4 (NVFP4) training", kPrecisions),
 };
 constexpr Section kGradientPrecisionSection{"profile-gradient-precision", "/defaults/gradient_precision",
                                             "gradient reduction precision per compute precision",

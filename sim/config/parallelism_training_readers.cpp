@@ -11,6 +11,7 @@ namespace clustersim::config {
 namespace {
 
 constexpr IntRange kPositive{.min = 1};
+constexpr IntRange kNonNegativeLayers{.min = 0};
 constexpr std::array<std::string_view, 2> kOverlapScopeChoices{"forward-backward", "forward"};
 constexpr std::array<std::string_view, 2> kPipelineP2pChoices{"megatron", "deepspeed"};
 constexpr auto kDpCollectives = std::to_array<std::string_view>({"hierarchical", "flat-ring"});
@@ -254,7 +255,9 @@ constexpr Field kTrainingFields[] = {
      .ints = kPositive},
     {.key = "precision",
      .kind = FieldKind::choice,
-     .doc = "GEMM precision; the device must list a peak for it",
+     .doc = "GEMM precision; the device must list a peak for it. fp8: FP8 linear layers (fp8_scaling); fp4: "
+            "NVFP4 linear layers (Transformer Engine NVFP4BlockScaling: 1x16 E4M3-scaled blocks, 16x16 for "
+            "weights, Hadamard transform on wgrad inputs), attention and LM head in BF16 (docs/model.md)",
      .fallback = "\"bf16\"",
      .choices = kPrecisionChoices},
     {.key = "gradient_precision",
@@ -280,6 +283,17 @@ constexpr Field kTrainingFields[] = {
             "the attention core re-run, with flash attention the fused kernel's forward; docs/model.md)",
      .fallback = "\"attention\"",
      .choices = kSelectivePolicyChoices},
+    {.key = "bf16_layers_at_start",
+     .kind = FieldKind::integer,
+     .doc = "with precision fp8 or fp4: the first n transformer layers run in BF16, no casts (Megatron-Core "
+            "first_last_layers_bf16 with num_layers_at_start_in_bf16)",
+     .fallback = "0",
+     .ints = kNonNegativeLayers},
+    {.key = "bf16_layers_at_end",
+     .kind = FieldKind::integer,
+     .doc = "with precision fp8 or fp4: the last n transformer layers run in BF16 (num_layers_at_end_in_bf16)",
+     .fallback = "0",
+     .ints = kNonNegativeLayers},
     {.key = "selective_layer_interval",
      .kind = FieldKind::integer,
      .doc = "with selective_recompute layer: every k-th layer is recomputed (torchtitan selective_ac_option)",
@@ -500,6 +514,20 @@ TrainingSpec read_training(ObjectReader& r) {
   }
   if (t.fp8_scaling == Fp8Scaling::mxfp8 && t.precision != Precision::fp8) {
     r.error("fp8_scaling", "\"mxfp8\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
+  }
+  if (t.precision == Precision::fp4 && r.has("fp8_scaling")) {
+    r.error("fp8_scaling",
+            "applies to \"precision\": \"fp8\"; \"fp4\" is NVFP4 with its own scaling (docs/model.md, NVFP4)");
+  }
+  t.bf16_layers_start = static_cast<int>(r.get_integer("bf16_layers_at_start").value_or(0));
+  t.bf16_layers_end = static_cast<int>(r.get_integer("bf16_layers_at_end").value_or(0));
+  for (const char* key : {"bf16_layers_at_start", "bf16_layers_at_end"}) {
+    if (r.has(key) && !is_quantised(t.precision)) {
+      r.error(key, "needs \"precision\": \"fp8\" or \"fp4\" (it keeps layers out of the quantised GEMMs)");
+    }
+  }
+  if (t.gradient_precision == Precision::fp4) {
+    r.error("gradient_precision", "\"fp4\" is a GEMM precision (NVFP4), not a gradient-buffer format");
   }
   t.mxfp8_separate_swizzle = r.boolean("mxfp8_separate_swizzle");
   if (r.has("mxfp8_separate_swizzle") && t.fp8_scaling != Fp8Scaling::mxfp8) {

@@ -787,7 +787,16 @@ class Builder {
     } else {
       return no_profile_reason("precision.compute");
     }
-    if (precision == "fp4") return std::string("FP4 compute is not modelled");
+    if (precision == "fp4") {
+      // NVFP4 is the only FP4 training recipe modelled (Transformer Engine NVFP4BlockScaling; docs/model.md).
+      if (rec_.fp8_recipe && *rec_.fp8_recipe != "nvfp4") {
+        return fmt::format("FP4 recipe \"{}\" is not modelled (only NVFP4: precision.fp8_recipe \"nvfp4\")",
+                           *rec_.fp8_recipe);
+      }
+      if (!rec_.fp8_recipe) assume("fp4 recipe = nvfp4 (not stated; the only FP4 training recipe modelled)");
+      assume("fp4 GEMMs at the device's dense FP4 peak with its GEMM efficiency constants (uncalibrated: no "
+             "calibration-split record trains in FP4)");
+    }
     if (precision == "16-bit") {
       if (auto why = sixteen_bit_as_bf16()) return why;
       precision = "bf16";

@@ -196,7 +196,9 @@ StepResult run_pipeline(const Scenario& s, HeteroResult& h) {
   for (int p = 0; p < P; ++p) {
     // The pool's rate: forward + backward of one micro-batch through the model's layers, per layer.
     const OpCostModel m(ps[static_cast<std::size_t>(p)]);
-    const ChunkCosts cc = m.chunk_costs(ChunkRole{L, s.model.moe_layers_in(0, L), false, false, 0});
+    ChunkRole whole{L, s.model.moe_layers_in(0, L), false, false, 0};
+    set_bf16_layers(whole, s, 0, L);
+    const ChunkCosts cc = m.chunk_costs(whole);
     h.pools[static_cast<std::size_t>(p)].unit_time = (cc.forward.duration() + cc.backward.duration()) / L;
   }
   std::vector<int> split = par.pipeline_layers;

@@ -314,6 +314,7 @@ StepGraph build_step_graph(const Scenario& s) {
                      last ? s.model.mtp_depth : 0};
       role.has_prev = k > 0;
       role.has_next = !last;
+      set_bf16_layers(role, s, lr.first, lr.count);
       if (par.vocab_parallel != VocabParallel::none && p > 1) {
         role.has_embedding = role.has_head = false;  // split over every chunk instead
         role.vocab_share = 1.0 / (p * v);

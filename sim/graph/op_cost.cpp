@@ -261,8 +261,25 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   ep_bw_ = group_bandwidth(ep_groups_, s.cluster);
   dp_bandwidth_ = group_bandwidth(dp_groups_, s.cluster);
 
-  dense_ = layer_costs(LayerKind::dense);
-  if (m.moe.enabled()) moe_ = layer_costs(LayerKind::moe);
+  dense_ = layer_costs(LayerKind::dense, shape_);
+  if (m.moe.enabled()) moe_ = layer_costs(LayerKind::moe, shape_);
+  // Layers the precision recipe keeps in BF16 (Megatron-Core first_last_layers_bf16 with
+  // num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16: get_fp8_context / get_fp4_context give
+  // those layers no quantisation context; megatron/core/fp4_utils.py, fp8_utils.py at d98e8a64dd): the
+  // same layer at BF16, no casts.
+  if (is_quantised(prec) && (tr.bf16_layers_start > 0 || tr.bf16_layers_end > 0)) {
+    LayerShape bf16 = shape_;
+    bf16.precision = Precision::bf16;
+    bf16.fp8_attention = false;
+    bf16.fp8_blockwise = false;
+    bf16.fp8_activation_cache = false;
+    bf16.mxfp8_separate_swizzle = false;
+    dense_bf16_ = layer_costs(LayerKind::dense, bf16);
+    if (m.moe.enabled()) moe_bf16_ = layer_costs(LayerKind::moe, bf16);
+  } else {
+    dense_bf16_ = dense_;
+    moe_bf16_ = moe_;
+  }
 
   // --- embedding (first virtual stage) and LM head + loss (last virtual stage)
   embed_fwd_ = from_kernels(dev, embedding_forward_kernels(m, shape_));
@@ -327,7 +344,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
     const Bytes norms(2.0 * 2.0 * tokens * m.hidden * e);  // two RMSNorms, read + write each
     const auto linear = [&](std::string_view name, double rows, double n_out, double k_in) {
       LayerKernels ks;
-      if (prec == Precision::fp8) ks.add(fp8_cast_kernel(rows, n_out, k_in, shape_.microbatches));
+      if (is_quantised(prec)) ks.add(linear_input_cast_kernel(prec, rows, n_out, k_in, shape_.microbatches));
       Kernel g = gemm_kernel(name, rows, n_out, k_in, prec, e);
       g.fp8_blockwise = shape_.fp8_blockwise && prec == Precision::fp8;
       ks.add(g);
@@ -388,7 +405,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   }
 }
 
-OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
+OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShape& shape) const {
   const ParallelismSpec& par = s_.parallelism;
   const TrainingSpec& tr = s_.training;
   const DeviceSpec& dev = s_.cluster.node.device;
@@ -401,7 +418,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
   // The partition is held while the op's all-to-alls overlap its compute (DualPipe's F&B chunks).
   const bool reserved = par.ep_comm_sms_reserved && par.moe_overlap == MoeOverlap::compute;
 
-  const LayerKernels fwd = layer_forward_kernels(m, shape_, kind);
+  const LayerKernels fwd = layer_forward_kernels(m, shape, kind);
   const OpCost kernels_fwd = from_kernels(dev, fwd);
   // What the MoE all-to-alls may hide under: the shared experts' kernels or the whole pass.
   const auto ep_window = [&](const LayerKernels& ks, const OpCost& all) {
@@ -440,7 +457,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
     recompute.model_flops = Flops(0);
     recompute.hardware_flops = c.fwd.model_flops;
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::op) {
-    recompute = op_sac_recompute(fwd);
+    recompute = op_sac_recompute(fwd, shape);
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::layer) {
     // Every k-th block fully recomputed: 1/k of a full recomputation per layer on average.
     const double k = std::max(1, tr.selective_layer_interval);
@@ -476,7 +493,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
 
   const auto backward_part = [&](bool input, bool weight) {
     // From the forward kernels above (the same list layer_backward_kernels would build again).
-    const LayerKernels ks = layer_backward_kernels(m, shape_, fwd, input, weight, kind);
+    const LayerKernels ks = layer_backward_kernels(m, shape, fwd, input, weight, kind);
     OpCost b = from_kernels(dev, ks);
     const OpCost kernels = b;
     if (input) {
@@ -506,10 +523,10 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind) const {
   return c;
 }
 
-OpCost OpCostModel::op_sac_recompute(const LayerKernels& fwd) const {
+OpCost OpCostModel::op_sac_recompute(const LayerKernels& fwd, const LayerShape& shape) const {
   const ParallelismSpec& par = s_.parallelism;
   const DeviceSpec& dev = s_.cluster.node.device;
-  OpCost r = from_kernels(dev, op_sac_recompute_kernels(s_.model, shape_, fwd));
+  OpCost r = from_kernels(dev, op_sac_recompute_kernels(s_.model, shape, fwd));
   r.hardware_flops = r.model_flops;
   r.model_flops = Flops(0);
   // The TP all-gathers (or all-reduces) are not in the save list: the recomputation issues them again.
@@ -546,20 +563,43 @@ VocabParallelComm vocab_parallel_comm(VocabParallel mode) {
   return {};
 }
 
+void set_bf16_layers(ChunkRole& role, const Scenario& s, int first, int count) {
+  const TrainingSpec& t = s.training;
+  if (!is_quantised(t.precision) || (t.bf16_layers_start <= 0 && t.bf16_layers_end <= 0)) return;
+  const int layers = s.model.layers;
+  const int last = first + count;
+  role.bf16_layers = t.bf16_layers_in(layers, first, last);
+  const int head_end = std::max(first, std::min(last, t.bf16_layers_start));
+  const int tail_from = std::min(last, std::max(first, std::max(t.bf16_layers_start, layers - t.bf16_layers_end)));
+  role.bf16_moe_layers = s.model.moe_layers_in(first, head_end) + s.model.moe_layers_in(tail_from, last);
+}
+
 ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
   ChunkCosts c;
-  const double dense = role.layers - role.moe_layers;
+  // Of the chunk's layers, those the precision recipe keeps in BF16 (ChunkRole::bf16_layers) cost BF16.
+  const double bf16_moe = role.bf16_moe_layers;
+  const double bf16_dense = role.bf16_layers - role.bf16_moe_layers;
+  const double dense = role.layers - role.moe_layers - bf16_dense;
   c.forward = dense_.fwd * dense;
   c.backward = dense_.bwd * dense;
   c.backward_input = dense_.bwd_input * dense;
   c.backward_weight = dense_.bwd_weight * dense;
   if (role.moe_layers > 0) {
-    const double moe = role.moe_layers;
+    const double moe = role.moe_layers - bf16_moe;
     c.forward += moe_.fwd * moe;
     c.backward += moe_.bwd * moe;
     c.backward_input += moe_.bwd_input * moe;
     c.backward_weight += moe_.bwd_weight * moe;
   }
+  const auto add_bf16 = [&](const LayerCosts& lc, double n) {
+    if (n <= 0) return;
+    c.forward += lc.fwd * n;
+    c.backward += lc.bwd * n;
+    c.backward_input += lc.bwd_input * n;
+    c.backward_weight += lc.bwd_weight * n;
+  };
+  add_bf16(dense_bf16_, bf16_dense);
+  add_bf16(moe_bf16_, bf16_moe);
   if (role.has_embedding) {
     c.forward += embed_fwd_;
     c.backward += embed_bwd_;

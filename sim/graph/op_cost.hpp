@@ -54,7 +54,14 @@ struct ChunkRole {
   // ops. Both false (the default) charges none.
   bool has_prev = false;
   bool has_next = false;
+  // Of `layers`, how many the FP8/FP4 recipe keeps in BF16 (training.bf16_layers_at_start/_end), and how
+  // many of those are MoE layers.
+  int bf16_layers = 0;
+  int bf16_moe_layers = 0;
 };
+
+/// Sets role.bf16_layers / bf16_moe_layers for a chunk holding the model's layers [first, first + count).
+void set_bf16_layers(ChunkRole& role, const Scenario& s, int first, int count);
 
 /// Collectives of one micro-batch under vocabulary parallelism (Yeung, Qi, Lin, Wan, "Balancing Pipeline
 /// Parallelism with Vocabulary Parallelism", MLSys 2025, arXiv 2411.05288, §4): the output layer needs
@@ -125,10 +132,10 @@ class OpCostModel {
   struct LayerCosts {
     OpCost fwd, bwd, bwd_input, bwd_weight;
   };
-  [[nodiscard]] LayerCosts layer_costs(LayerKind kind) const;
+  [[nodiscard]] LayerCosts layer_costs(LayerKind kind, const LayerShape& shape) const;
   /// What torchtitan's op-level SAC re-runs before a layer's backward (models/selective_recompute.hpp),
   /// with the TP collectives it issues again.
-  [[nodiscard]] OpCost op_sac_recompute(const LayerKernels& fwd) const;
+  [[nodiscard]] OpCost op_sac_recompute(const LayerKernels& fwd, const LayerShape& shape) const;
 
   ConcurrentGroups tp_groups_, cp_groups_, dp_groups_, ep_groups_, etp_groups_, edp_groups_;
   CollectiveChoice dp_choice_;
@@ -139,6 +146,7 @@ class OpCostModel {
       fsdp_moe_scatter_{0}, moe_dispatch_{0}, moe_etp_{0};
   BytesPerSecond tp_bw_{0}, cp_bw_{0}, ep_bw_{0};
   LayerCosts dense_, moe_;
+  LayerCosts dense_bf16_, moe_bf16_;  // the same layers in BF16 (training.bf16_layers_at_start/_end)
   OpCost embed_fwd_, embed_bwd_, head_fwd_, head_bwd_input_, head_bwd_weight_;
   // Vocabulary parallelism: the collectives over the pp ranks of one micro-batch's forward and backward
   // (vocab_parallel_comm() in op_cost.cpp) charged to each device.

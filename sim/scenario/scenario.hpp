@@ -4,6 +4,7 @@
 // cross-field checks passed; consumers may rely on the invariants listed per field.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -173,6 +174,16 @@ struct TrainingSpec {
   // DeepSeek-V3 §3.3.4: the inputs of FP8 linear layers are cached for the backward in FP8 (1 byte per
   // element + a 4-byte scale per 128), and the MoE SwiGLU input likewise with its output recomputed.
   bool fp8_activation_cache = false;
+  // FP8/FP4 training: the first and last layers the recipe keeps in BF16 (Megatron-Core
+  // first_last_layers_bf16, num_layers_at_start_in_bf16, num_layers_at_end_in_bf16).
+  int bf16_layers_start = 0;
+  int bf16_layers_end = 0;
+  /// Of the model's layers [first, last) (of `layers` in all), how many run in BF16 by that rule.
+  [[nodiscard]] int bf16_layers_in(int layers, int first, int last) const {
+    const int head = std::max(0, std::min(last, bf16_layers_start) - first);
+    const int tail_from = std::max(first, std::max(bf16_layers_start, layers - bf16_layers_end));
+    return head + std::max(0, last - tail_from);
+  }
   // DeepSeek-V3 §3.3.2: FP8 GEMMs with blockwise scaling (1x128 activation tiles, 128x128 weight blocks)
   // and promotion of the tensor-core partial sums to CUDA cores every 128 elements of K (DeepGEMM).
   bool fp8_blockwise = false;

@@ -295,6 +295,33 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/training/precision", "has no fp8 peak (it lists: fp32, bf16)"));
   }
+  SECTION("fp4 (NVFP4) training on a device without an fp4 peak") {
+    doc["training"]["precision"] = "fp4";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/precision", "has no fp4 peak (it lists: fp32, bf16)"));
+  }
+  SECTION("fp4 training with an FP8 scaling recipe, and fp4 gradient buffers") {
+    doc["training"]["precision"] = "fp4";
+    doc["training"]["fp8_scaling"] = "mxfp8";
+    doc["training"]["gradient_precision"] = "fp4";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_scaling", "\"fp4\" is NVFP4 with its own scaling"));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/gradient_precision", "not a gradient-buffer format"));
+  }
+  SECTION("BF16 layers without a quantised precision, and more BF16 layers than the model has") {
+    doc["training"]["bf16_layers_at_start"] = 1;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/bf16_layers_at_start", "needs \"precision\": \"fp8\" or \"fp4\""));
+    device["peak"]["fp8"] = "1979 TFLOPS";
+    doc["training"]["precision"] = "fp8";
+    doc["training"]["bf16_layers_at_start"] = 100000;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/bf16_layers_at_start", "BF16 layers, but the model has"));
+  }
   SECTION("fp8 training on a device without a bf16 peak (attention and the LM head run in bf16)") {
     device["peak"] = {{"fp8", "1979 TFLOPS"}};
     doc["training"]["precision"] = "fp8";

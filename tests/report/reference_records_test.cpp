@@ -917,3 +917,33 @@ TEST_CASE("a record's model.moe.mtp_depth reaches the experiment without a pipel
   CHECK(c.experiment["model"]["mtp_depth"] == 1);
   CHECK(predict(r) < without);  // one more transformer block and output head per step: fewer tokens/s
 }
+
+TEST_CASE("an FP4 record runs NVFP4 (said uncalibrated); another FP4 recipe, or FP4 on H100, is skipped") {
+  json r = base_record();
+  r["framework"] = {{"name", "nemo"}, {"version", "26.02"}, {"date", "2026-02"}};
+  r["hardware"] = {{"accelerator", "NVIDIA B200"}, {"count", 64}, {"gpus_per_node", 8}};
+  r["precision"] = {{"compute", "fp8"}, {"fp8_recipe", "mxfp8"}};
+  const double fp8 = predict(r);  // tokens/s/GPU
+  r["precision"] = {{"compute", "fp4"}, {"fp8_recipe", "nvfp4"}};
+  const auto& c = only_case(read(r));
+  CHECK(c.experiment["training"]["precision"] == "fp4");
+  CHECK_FALSE(c.experiment["training"].contains("fp8_scaling"));
+  CHECK(mentions(c.assumptions, "fp4 GEMMs at the device's dense FP4 peak"));
+  CHECK(mentions(c.assumptions, "uncalibrated"));
+  CHECK(predict(r) > fp8);
+  // Unstated recipe: taken as NVFP4, said.
+  r["precision"] = {{"compute", "fp4"}};
+  CHECK(mentions(only_case(read(r)).assumptions, "fp4 recipe = nvfp4 (not stated"));
+  // Another FP4 recipe is not modelled.
+  r["precision"] = {{"compute", "fp4"}, {"fp8_recipe", "mxfp4"}};
+  const auto other = read(r);
+  REQUIRE(other.skipped.size() == 1);
+  CHECK(other.skipped.front().reason.find("FP4 recipe \"mxfp4\" is not modelled") != std::string::npos);
+  // An H100 has no FP4 peak: the built experiment fails validation and the record is skipped, said.
+  r["precision"] = {{"compute", "fp4"}, {"fp8_recipe", "nvfp4"}};
+  r["hardware"] = {{"accelerator", "NVIDIA H100 SXM5 80GB"}, {"count", 64}, {"gpus_per_node", 8}};
+  const ValidationResult h100 = run_validation(read(r), kPaths);
+  CHECK(h100.rows.empty());
+  REQUIRE(h100.skipped.size() == 1);
+  CHECK(h100.skipped.front().reason.find("has no fp4 peak") != std::string::npos);
+}
