@@ -103,15 +103,22 @@ Kernel elementwise(std::string_view name, double bytes) {
 // Bytes per element of a cast-transpose: read BF16 (2 B), write FP8 (1 B) and its transpose (1 B).
 constexpr double kCastTransposeBytes = 4.0;
 
-Kernel cast_kernel(double mm, double nn, double kk, double microbatches,
-                   double bytes_per_element = kCastTransposeBytes) {
-  Kernel c = elementwise("fp8_cast", bytes_per_element * (mm * kk + kk * nn / microbatches));
+// A quantisation kernel of a linear layer's operands: `bytes` moved in all, `cast_bytes` per activation
+// element (what the energy timeline and the overlap model read), the GEMM's shape for its tile accounting.
+Kernel quantise_kernel(const char* name, double bytes, double cast_bytes, double mm, double nn, double kk) {
+  Kernel c = elementwise(name, bytes);
   c.fp8_cast = true;
-  c.cast_bytes = bytes_per_element;
+  c.cast_bytes = cast_bytes;
   c.m = mm;
   c.n = nn;
   c.k = kk;
   return c;
+}
+
+Kernel cast_kernel(double mm, double nn, double kk, double microbatches,
+                   double bytes_per_element = kCastTransposeBytes) {
+  return quantise_kernel("fp8_cast", bytes_per_element * (mm * kk + kk * nn / microbatches), bytes_per_element,
+                         mm, nn, kk);
 }
 
 // The NVFP4 quantisation of a linear layer's inputs: the activation (M x K) every micro-batch in three
@@ -119,13 +126,9 @@ Kernel cast_kernel(double mm, double nn, double kk, double microbatches,
 // copy of this kernel quantises the output gradient with the activation's recipe (Hadamard transform on
 // its column-wise copy; stochastic rounding is done inside the cast and not charged).
 Kernel nvfp4_cast_kernel(double mm, double nn, double kk, double microbatches) {
-  Kernel c = elementwise("fp4_cast", kNvfp4InputCastBytes * mm * kk + kNvfp4WeightCastBytes * kk * nn / microbatches);
-  c.fp8_cast = true;
-  c.cast_bytes = kNvfp4InputCastBytes;
+  Kernel c = quantise_kernel("fp4_cast", kNvfp4InputCastBytes * mm * kk + kNvfp4WeightCastBytes * kk * nn / microbatches,
+                             kNvfp4InputCastBytes, mm, nn, kk);
   c.extra_kernels = kNvfp4InputCastExtraKernels;
-  c.m = mm;
-  c.n = nn;
-  c.k = kk;
   return c;
 }
 

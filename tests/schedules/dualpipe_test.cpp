@@ -27,15 +27,6 @@ ScheduleSpec dualpipe(int p, int m) {
   return schedule_spec(ScheduleKind::dualpipe, p, m);
 }
 
-std::string listing(const std::vector<PipelineOp>& ops) {
-  std::string s;
-  for (const auto& op : ops) {
-    if (!s.empty()) s += ' ';
-    s += to_string(op);
-  }
-  return s;
-}
-
 std::vector<ScheduleSpec> grid() {
   std::vector<ScheduleSpec> specs;
   for (int p : {2, 4, 6, 8, 16}) {
@@ -107,16 +98,16 @@ TEST_CASE("dualpipe follows the reference's eight steps (p=4, m=8), mirrored on 
   // B7.c1(+W) B2 (W deferred); step 7 W2 B3; step 8 W3. Stage 1 (h = 1, a middle stage) has no steps 1,
   // 3, 5, 7, two iterations of step 4, and defers the W's of the last two of step 6's four B's.
   const auto s = build_schedule(dualpipe(4, 8));
-  CHECK(listing(s[0]) ==
+  CHECK(test::op_listing(s[0]) ==
         "F0 F1 F2 F4.c1 B4.c1 W4.c1 F5.c1 F3 B5.c1 W5.c1 F6.c1 B0 W0 B6.c1 W6.c1 F7.c1 B1 W1 B7.c1 W7.c1 "
         "B2 W2 B3 W3");
-  CHECK(listing(s[1]) ==
+  CHECK(test::op_listing(s[1]) ==
         "F0 F4.c1 F1 F5.c1 F2 B4.c1 W4.c1 F6.c1 B0 W0 F3 B5.c1 W5.c1 F7.c1 B1 W1 B6.c1 W6.c1 B2 W2 B7.c1 "
         "B3 W7.c1 W3");
-  CHECK(listing(s[2]) ==
+  CHECK(test::op_listing(s[2]) ==
         "F4.c1 F0 F5.c1 F1 F6.c1 B0 W0 F2 B4.c1 W4.c1 F7.c1 B1 W1 F3 B5.c1 W5.c1 B2 W2 B6.c1 W6.c1 B3 "
         "B7.c1 W3 W7.c1");
-  CHECK(listing(s[3]) ==
+  CHECK(test::op_listing(s[3]) ==
         "F4.c1 F5.c1 F6.c1 F0 B0 W0 F1 F7.c1 B1 W1 F2 B4.c1 W4.c1 B2 W2 F3 B5.c1 W5.c1 B3 W3 B6.c1 W6.c1 "
         "B7.c1 W7.c1");
 }
@@ -127,7 +118,7 @@ TEST_CASE(
   // reverse B. Device 7, its mirror: seven reverse forwards, then F0 B0 W0 F1 B1 W1 F2 B2 W2 F3.
   const auto s = build_schedule(dualpipe(8, 20));
   const auto prefix = [](const std::vector<PipelineOp>& ops, std::size_t n) {
-    return listing(std::vector<PipelineOp>(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(n)));
+    return test::op_listing(std::vector<PipelineOp>(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(n)));
   };
   CHECK(
       prefix(s[0], 19) ==

@@ -103,4 +103,13 @@ Timeline run_list_schedule(const ScheduleSpec& spec, const std::vector<std::vect
   return tl;
 }
 
+std::string op_listing(const std::vector<PipelineOp>& ops) {
+  std::string s;
+  for (const auto& op : ops) {
+    if (!s.empty()) s += ' ';
+    s += to_string(op);
+  }
+  return s;
+}
+
 }  // namespace clustersim::test

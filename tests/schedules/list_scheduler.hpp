@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "schedules/pipeline_schedule.hpp"
@@ -35,5 +36,8 @@ struct Timeline {
 
 Timeline run_list_schedule(const ScheduleSpec& spec, const std::vector<std::vector<PipelineOp>>& schedule,
                            const OpTimes& times = {});
+
+/// A stage's op list as space-separated to_string(op) tokens, for comparing orders in tests.
+std::string op_listing(const std::vector<PipelineOp>& ops);
 
 }  // namespace clustersim::test

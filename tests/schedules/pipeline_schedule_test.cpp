@@ -8,19 +8,11 @@
 
 #include "schedules/pipeline_schedule.hpp"
 #include "schedules/stage_op_cursor.hpp"
+#include "tests/schedules/list_scheduler.hpp"
 
 using namespace clustersim;
 
 namespace {
-
-std::string listing(const std::vector<PipelineOp>& ops) {
-  std::string s;
-  for (const auto& op : ops) {
-    if (!s.empty()) s += ' ';
-    s += to_string(op);
-  }
-  return s;
-}
 
 std::vector<ScheduleSpec> valid_grid() {
   std::vector<ScheduleSpec> specs;
@@ -85,29 +77,29 @@ TEST_CASE("on every stage a microbatch's forward precedes its backward, and its 
 
 TEST_CASE("1f1b matches Megatron's warm-up / steady / cool-down order (p=4, m=8)") {
   const auto s = build_schedule({ScheduleKind::one_f_one_b, 4, 8, 1});
-  CHECK(listing(s[0]) == "F0 F1 F2 F3 BW0 F4 BW1 F5 BW2 F6 BW3 F7 BW4 BW5 BW6 BW7");
-  CHECK(listing(s[1]) == "F0 F1 F2 BW0 F3 BW1 F4 BW2 F5 BW3 F6 BW4 F7 BW5 BW6 BW7");
-  CHECK(listing(s[3]) == "F0 BW0 F1 BW1 F2 BW2 F3 BW3 F4 BW4 F5 BW5 F6 BW6 F7 BW7");
+  CHECK(test::op_listing(s[0]) == "F0 F1 F2 F3 BW0 F4 BW1 F5 BW2 F6 BW3 F7 BW4 BW5 BW6 BW7");
+  CHECK(test::op_listing(s[1]) == "F0 F1 F2 BW0 F3 BW1 F4 BW2 F5 BW3 F6 BW4 F7 BW5 BW6 BW7");
+  CHECK(test::op_listing(s[3]) == "F0 BW0 F1 BW1 F2 BW2 F3 BW3 F4 BW4 F5 BW5 F6 BW6 F7 BW7");
 }
 
 TEST_CASE("1f1b caps the warm-up at m forwards when there are fewer microbatches than stages") {
   const auto s = build_schedule({ScheduleKind::one_f_one_b, 4, 2, 1});
-  CHECK(listing(s[0]) == "F0 F1 BW0 BW1");  // warm-up min(3, 2) = 2
-  CHECK(listing(s[2]) == "F0 F1 BW0 BW1");  // warm-up 1, one steady pair, one cool-down backward
-  CHECK(listing(s[3]) == "F0 BW0 F1 BW1");  // warm-up 0
+  CHECK(test::op_listing(s[0]) == "F0 F1 BW0 BW1");  // warm-up min(3, 2) = 2
+  CHECK(test::op_listing(s[2]) == "F0 F1 BW0 BW1");  // warm-up 1, one steady pair, one cool-down backward
+  CHECK(test::op_listing(s[3]) == "F0 BW0 F1 BW1");  // warm-up 0
 }
 
 TEST_CASE("gpipe runs all forwards, then the backwards in reverse microbatch order") {
   const auto s = build_schedule({ScheduleKind::gpipe, 3, 4, 1});
-  for (const auto& ops : s) CHECK(listing(ops) == "F0 F1 F2 F3 BW3 BW2 BW1 BW0");
+  for (const auto& ops : s) CHECK(test::op_listing(ops) == "F0 F1 F2 F3 BW3 BW2 BW1 BW0");
 }
 
 TEST_CASE("interleaved-1f1b matches Megatron's schedule table with microbatch groups of p (p=2, m=4, v=2)") {
   // Warm-up 2(p-s-1) + (v-1)p: 4 forwards on stage 0, 2 on stage 1; forwards visit chunk 0 then chunk 1
   // for each group of p microbatches, backwards visit the chunks in reverse.
   const auto s = build_schedule({ScheduleKind::interleaved_1f1b, 2, 4, 2});
-  CHECK(listing(s[0]) == "F0 F1 F0.c1 F1.c1 F2 BW0.c1 F3 BW1.c1 F2.c1 BW0 F3.c1 BW1 BW2.c1 BW3.c1 BW2 BW3");
-  CHECK(listing(s[1]) == "F0 F1 F0.c1 BW0.c1 F1.c1 BW1.c1 F2 BW0 F3 BW1 F2.c1 BW2.c1 F3.c1 BW3.c1 BW2 BW3");
+  CHECK(test::op_listing(s[0]) == "F0 F1 F0.c1 F1.c1 F2 BW0.c1 F3 BW1.c1 F2.c1 BW0 F3.c1 BW1 BW2.c1 BW3.c1 BW2 BW3");
+  CHECK(test::op_listing(s[1]) == "F0 F1 F0.c1 BW0.c1 F1.c1 BW1.c1 F2 BW0 F3 BW1 F2.c1 BW2.c1 F3.c1 BW3.c1 BW2 BW3");
 }
 
 TEST_CASE("interleaved-1f1b warm-up is 2(p-s-1) + (v-1)p forwards, capped at v*m") {
@@ -122,9 +114,9 @@ TEST_CASE("interleaved-1f1b warm-up is 2(p-s-1) + (v-1)p forwards, capped at v*m
 
 TEST_CASE("zb-h1 delays the first s weight-gradient ops on stage s to fill the drain (p=4, m=8)") {
   const auto s = build_schedule({ScheduleKind::zero_bubble_h1, 4, 8, 1});
-  CHECK(listing(s[0]) == "F0 F1 F2 F3 B0 W0 F4 B1 W1 F5 B2 W2 F6 B3 W3 F7 B4 W4 B5 W5 B6 W6 B7 W7");
-  CHECK(listing(s[1]) == "F0 F1 F2 B0 F3 B1 W0 F4 B2 W1 F5 B3 W2 F6 B4 W3 F7 B5 W4 B6 W5 B7 W6 W7");
-  CHECK(listing(s[3]) == "F0 B0 F1 B1 F2 B2 F3 B3 W0 F4 B4 W1 F5 B5 W2 F6 B6 W3 F7 B7 W4 W5 W6 W7");
+  CHECK(test::op_listing(s[0]) == "F0 F1 F2 F3 B0 W0 F4 B1 W1 F5 B2 W2 F6 B3 W3 F7 B4 W4 B5 W5 B6 W6 B7 W7");
+  CHECK(test::op_listing(s[1]) == "F0 F1 F2 B0 F3 B1 W0 F4 B2 W1 F5 B3 W2 F6 B4 W3 F7 B5 W4 B6 W5 B7 W6 W7");
+  CHECK(test::op_listing(s[3]) == "F0 B0 F1 B1 F2 B2 F3 B3 W0 F4 B4 W1 F5 B5 W2 F6 B6 W3 F7 B7 W4 W5 W6 W7");
 }
 
 TEST_CASE("the cursor's kind-only walk agrees with the full op order and ends at size()") {

@@ -26,15 +26,6 @@ ScheduleSpec v_half(int p, int m, int vocab_slots = 0) {
   return schedule_spec(ScheduleKind::v_half, p, m, 1, vocab_slots);
 }
 
-std::string listing(const std::vector<PipelineOp>& ops) {
-  std::string s;
-  for (const auto& op : ops) {
-    if (!s.empty()) s += ' ';
-    s += to_string(op);
-  }
-  return s;
-}
-
 std::vector<ScheduleSpec> grid() {
   std::vector<ScheduleSpec> specs;
   for (int vocab : {0, 6, 12}) {
@@ -74,39 +65,39 @@ TEST_CASE("v-half op orders equal the authors' zbv_greedy.py output (v-half-voca
   // "B0" its chunk-0 B ('b').
   SECTION("p = 4, m = 8 (even p: interval 3)") {
     const auto s = build_schedule(v_half(4, 8));
-    CHECK(listing(s[0]) ==
+    CHECK(test::op_listing(s[0]) ==
           "F0 F1 F0.c1 F2 B0.c1 W0.c1 F1.c1 F3 B1.c1 W1.c1 F2.c1 F4 B0 B2.c1 W2.c1 F3.c1 W0 F5 B1 B3.c1 W3.c1 "
           "F4.c1 W1 F6 B2 B4.c1 W4.c1 F5.c1 W2 F7 B3 B5.c1 W5.c1 F6.c1 W3 B4 B6.c1 W6.c1 F7.c1 W4 B5 B7.c1 "
           "W7.c1 W5 B6 W6 B7 W7");
-    CHECK(listing(s[1]) ==
+    CHECK(test::op_listing(s[1]) ==
           "F0 F1 F0.c1 F2 F1.c1 B0.c1 W0.c1 F3 F2.c1 B1.c1 W1.c1 B0 W0 F4 F3.c1 B2.c1 W2.c1 B1 W1 F5 F4.c1 "
           "B3.c1 W3.c1 B2 W2 F6 F5.c1 B4.c1 W4.c1 B3 W3 F7 F6.c1 B5.c1 W5.c1 B4 W4 F7.c1 B6.c1 W6.c1 B5 W5 "
           "B7.c1 W7.c1 B6 W6 B7 W7");
-    CHECK(listing(s[2]) ==
+    CHECK(test::op_listing(s[2]) ==
           "F0 F0.c1 F1 F1.c1 F2 B0.c1 W0.c1 F2.c1 F3 B0 B1.c1 W1.c1 F3.c1 W0 F4 B1 B2.c1 W2.c1 F4.c1 W1 F5 B2 "
           "B3.c1 W3.c1 F5.c1 W2 F6 B3 B4.c1 W4.c1 F6.c1 W3 F7 B4 B5.c1 W5.c1 F7.c1 W4 B5 B6.c1 W6.c1 W5 B6 "
           "B7.c1 W7.c1 W6 B7 W7");
-    CHECK(listing(s[3]) ==
+    CHECK(test::op_listing(s[3]) ==
           "F0 F0.c1 F1 F1.c1 F2 F2.c1 B0.c1 W0.c1 B0 W0 F3 F3.c1 B1.c1 W1.c1 B1 W1 F4 F4.c1 B2.c1 W2.c1 B2 W2 "
           "F5 F5.c1 B3.c1 W3.c1 B3 W3 F6 F6.c1 B4.c1 W4.c1 B4 W4 F7 F7.c1 B5.c1 W5.c1 B5 W5 B6.c1 W6.c1 B6 "
           "W6 B7.c1 W7.c1 B7 W7");
   }
   SECTION("p = 3, m = 4 (odd p: interval 0)") {
     const auto s = build_schedule(v_half(3, 4));
-    CHECK(listing(s[0]) ==
+    CHECK(test::op_listing(s[0]) ==
           "F0 F1 F0.c1 B0.c1 W0.c1 F2 F1.c1 B1.c1 W1.c1 B0 W0 F3 F2.c1 B2.c1 W2.c1 B1 W1 F3.c1 B3.c1 W3.c1 B2 "
           "W2 B3 W3");
-    CHECK(listing(s[1]) ==
+    CHECK(test::op_listing(s[1]) ==
           "F0 F0.c1 F1 B0.c1 W0.c1 F1.c1 F2 B0 B1.c1 W1.c1 F2.c1 W0 F3 B1 B2.c1 W2.c1 F3.c1 W1 B2 B3.c1 W3.c1 "
           "W2 B3 W3");
-    CHECK(listing(s[2]) ==
+    CHECK(test::op_listing(s[2]) ==
           "F0 F0.c1 F1 F1.c1 B0.c1 W0.c1 B0 W0 F2 F2.c1 B1.c1 W1.c1 B1 W1 F3 F3.c1 B2.c1 W2.c1 B2 W2 B3.c1 "
           "W3.c1 B3 W3");
   }
   SECTION("p = 2, m = 3 with vocabulary parallelism (6 more slots: --enable-vocab-parallel)") {
     const auto s = build_schedule(v_half(2, 3, 6));
-    CHECK(listing(s[0]) == "F0 F0.c1 F1 F1.c1 F2 B0.c1 W0.c1 F2.c1 B0 B1.c1 W1.c1 W0 B1 B2.c1 W2.c1 W1 B2 W2");
-    CHECK(listing(s[1]) == "F0 F0.c1 F1 F1.c1 F2 F2.c1 B0.c1 W0.c1 B0 W0 B1.c1 W1.c1 B1 W1 B2.c1 W2.c1 B2 W2");
+    CHECK(test::op_listing(s[0]) == "F0 F0.c1 F1 F1.c1 F2 B0.c1 W0.c1 F2.c1 B0 B1.c1 W1.c1 W0 B1 B2.c1 W2.c1 W1 B2 W2");
+    CHECK(test::op_listing(s[1]) == "F0 F0.c1 F1 F1.c1 F2 F2.c1 B0.c1 W0.c1 B0 W0 B1.c1 W1.c1 B1 W1 B2.c1 W2.c1 B2 W2");
   }
 }
 
