@@ -14,7 +14,6 @@ std::string join(const std::vector<Diagnostic>& ds) {
 }
 }  // namespace
 
-namespace {
 // Control bytes of the input quoted in a message (a NUL inside a pipeline layout string) are written as
 // \xNN: printed raw, a NUL cut the message short at the C-string boundary ("error: ...: \"Et*4|" and
 // nothing after it), and an escape sequence would reach the terminal. Newlines and tabs stay.
@@ -31,7 +30,6 @@ std::string printable(const std::string& text) {
   }
   return out;
 }
-}  // namespace
 
 std::string Diagnostic::to_string() const {
   const std::string where = printable(pointer.empty() ? "/" : pointer);

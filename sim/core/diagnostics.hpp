@@ -16,6 +16,11 @@
 
 namespace clustersim {
 
+/// `text` with control bytes (below 0x20 except newline and tab, and 0x7f) written as \xNN, for echoing
+/// input text (names, ids, layout strings) on a terminal: a NUL would cut the line, an escape sequence
+/// would reach the terminal.
+std::string printable(const std::string& text);
+
 struct Diagnostic {
   std::string file;     // path of the file the value came from ("<command line>" for --set)
   std::string pointer;  // RFC 6901 JSON pointer inside that file, "" for the whole document

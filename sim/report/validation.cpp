@@ -51,7 +51,11 @@ std::optional<StepResult> predict_case(config::ExperimentLoader& loader, const c
     if (s.energy && s.energy->power_cap) return predict(s).step;
     return run_analytic(s);
   } catch (const ConfigError& e) {
-    problem = e.diagnostics().front().message;
+    // A problem inside the record's generated experiment is said by its message alone (the pointer is
+    // into a document the user never wrote); one inside a catalog entry (a --configs root's node, device,
+    // model) names that file and key.
+    const Diagnostic& d = e.diagnostics().front();
+    problem = d.file == c.id ? d.message : d.to_string();
     return std::nullopt;
   }
 }
@@ -200,35 +204,37 @@ std::string validation_text(const ValidationResult& r) {
         fmt::format("{:<52} {:<24} {:>11} {:>11} {:>8}\n", "id", "metric", "measured", "predicted", "error");
     for (const ValidationRow& row : r.rows) {
       if (row.split != split) continue;
-      out += fmt::format("{:<52} {:<24} {:>11.4g} {:>11.4g} {:>+7.1f}%\n", row.id, row.metric, row.measured,
+      out += fmt::format("{:<52} {:<24} {:>11.4g} {:>11.4g} {:>+7.1f}%\n", printable(row.id), row.metric, row.measured,
                          row.predicted, 100.0 * row.rel_error);
     }
     out += fmt::format("\n{} split summary (|relative error|)\n", split);
     for (const ValidationSummary& s : r.summaries(split)) {
-      out += fmt::format("  {:<44} {:>3} rows  mean {:>6.1f}%  max {:>6.1f}%\n", s.group, s.rows,
+      out += fmt::format("  {:<44} {:>3} rows  mean {:>6.1f}%  max {:>6.1f}%\n", printable(s.group), s.rows,
                          100.0 * s.mean_abs_error, 100.0 * s.max_abs_error);
     }
     out += fmt::format("  {:<44} {:>3} rows  mean {:>6.1f}%  max {:>6.1f}%\n\n", "ALL " + std::string(split),
                        all.rows, 100.0 * all.mean_abs_error, 100.0 * all.max_abs_error);
   }
   out += fmt::format("skipped ({})\n", r.skipped.size());
-  for (const auto& s : r.skipped) out += fmt::format("  [{}] {:<52} {}\n", s.split, s.id, s.reason);
+  for (const auto& s : r.skipped) {
+    out += fmt::format("  [{}] {:<52} {}\n", s.split, printable(s.id), printable(s.reason));
+  }
   out += "\nassumptions (values not taken from the record)\n";
   for (std::size_t i = 0; i < r.assumptions.size(); ++i) {
     const auto& [id, list] = r.assumptions[i];
     const std::string& profile = r.profiles[i].second;
-    out += fmt::format("  {} [profile {}]:\n", id, profile.empty() ? "none" : profile);
-    for (const std::string& a : list) out += fmt::format("      {}\n", a);
+    out += fmt::format("  {} [profile {}]:\n", printable(id), profile.empty() ? "none" : profile);
+    for (const std::string& a : list) out += fmt::format("      {}\n", printable(a));
   }
   if (!r.arithmetic.empty() || !r.arithmetic_skipped.empty()) {
     out +=
         "\narithmetic check (whole-run energy: the Patterson formula on the record's own power, count, days\n"
         "and PUE; it checks arithmetic and units, not the simulator, and is not part of accuracy)\n";
     for (const ValidationRow& row : r.arithmetic) {
-      out += fmt::format("  {:<40} {:<12} {:>11.4g} {:>11.4g} {:>+7.1f}%\n", row.id, row.metric, row.measured,
+      out += fmt::format("  {:<40} {:<12} {:>11.4g} {:>11.4g} {:>+7.1f}%\n", printable(row.id), row.metric, row.measured,
                          row.predicted, 100.0 * row.rel_error);
     }
-    for (const auto& s : r.arithmetic_skipped) out += fmt::format("  {:<40} skipped: {}\n", s.id, s.reason);
+    for (const auto& s : r.arithmetic_skipped) out += fmt::format("  {:<40} skipped: {}\n", printable(s.id), printable(s.reason));
   }
   out +=
       "\nunits: step_time_s in s; tokens/samples per s; tflops in TFLOP/s per device; mfu, hfu as "

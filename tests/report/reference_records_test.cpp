@@ -947,3 +947,14 @@ TEST_CASE("an FP4 record runs NVFP4 (said uncalibrated); another FP4 recipe, or 
   REQUIRE(h100.skipped.size() == 1);
   CHECK(h100.skipped.front().reason.find("has no fp4 peak") != std::string::npos);
 }
+
+TEST_CASE("validate's text report writes control bytes of a record's text as \\xNN") {
+  json r = base_record();
+  r["model"]["catalog"] = std::string("x\0y\x1b[31m", 8);  // a NUL and a terminal escape in a name
+  const ValidationResult v = run_validation(read(r), kPaths);
+  REQUIRE(v.skipped.size() == 1);
+  const std::string text = validation_text(v);
+  CHECK(text.find("model.catalog \"x\\x00y\\x1b[31m\" is not in configs/models") != std::string::npos);
+  CHECK(text.find('\0') == std::string::npos);
+  CHECK(text.find('\x1b') == std::string::npos);
+}
