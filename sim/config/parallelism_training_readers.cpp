@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <string_view>
 
 #include "sim/config/enum_names.hpp"
 #include "sim/config/pipeline_layout.hpp"
@@ -262,7 +263,7 @@ constexpr Field kTrainingFields[] = {
      .choices = kPrecisionChoices},
     {.key = "gradient_precision",
      .kind = FieldKind::choice,
-     .doc = "gradient reduction buffers",
+     .doc = "gradient reduction buffers (\"fp4\" is refused: NVFP4 is a GEMM format, not a buffer format)",
      .fallback = "\"fp32\"",
      .choices = kPrecisionChoices},
     {.key = "master_weights",
@@ -522,7 +523,9 @@ TrainingSpec read_training(ObjectReader& r) {
   t.bf16_layers_start = static_cast<int>(r.get_integer("bf16_layers_at_start").value_or(0));
   t.bf16_layers_end = static_cast<int>(r.get_integer("bf16_layers_at_end").value_or(0));
   for (const char* key : {"bf16_layers_at_start", "bf16_layers_at_end"}) {
-    if (r.has(key) && !is_quantised(t.precision)) {
+    // 0 keeps nothing out of anything, so a sweep over precisions may state it with bf16 too.
+    const bool keeps = (std::string_view(key) == "bf16_layers_at_start" ? t.bf16_layers_start : t.bf16_layers_end) > 0;
+    if (keeps && !is_quantised(t.precision)) {
       r.error(key, "needs \"precision\": \"fp8\" or \"fp4\" (it keeps layers out of the quantised GEMMs)");
     }
   }

@@ -40,6 +40,10 @@ nlohmann::json lag_json(const LagSummary& l) {
   return {{"mean", l.mean}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}};
 }
 
+// An fp4 run's MFU is against the device's dense FP4 peak, and its FP4 GEMM rate has no calibration record.
+constexpr const char* kFp4MfuNote =
+    "against the dense FP4 peak; the FP4 GEMM efficiency is the FP8 form at that peak, uncalibrated: docs/model.md, NVFP4";
+
 // Values of the data-parallel mode the input did not give (printed in the report as assumptions).
 std::vector<std::string> data_parallel_assumptions(const Scenario& s) {
   const DpModeSpec& d = s.parallelism.data_parallel;
@@ -213,6 +217,7 @@ void step_report_fields(const Scenario& s, const StepResult& r, ReportSink& out)
   out.put("memory", "total_bytes", m.total().value());
   out.put("memory", "weights_bytes", m.weights.value());
   out.put("", "mfu", r.mfu);
+  if (s.training.precision == Precision::fp4) out.put("", "mfu_note", kFp4MfuNote);
   out.put("", "microbatches", r.microbatches);
   out.put("", "model_flops_per_step", r.model_flops_per_step);
   if (!s.model.notes.empty()) out.put("", "model_notes", s.model.notes);
@@ -357,7 +362,8 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   line("model TFLOP/s per device", fmt::format("{:.1f} TFLOP/s", r.tflops_per_device));
   line("hardware TFLOP/s per device",
        fmt::format("{:.1f} TFLOP/s (incl. recomputation)", r.hw_tflops_per_device));
-  line("MFU", fmt::format("{:.1f} %", 100.0 * r.mfu));
+  line("MFU", fmt::format("{:.1f} %{}", 100.0 * r.mfu,
+                          s.training.precision == Precision::fp4 ? std::string(" (") + kFp4MfuNote + ")" : ""));
   line("HFU", fmt::format("{:.1f} %", 100.0 * r.hfu));
   line("pipeline bubble", fmt::format("{:.1f} % of step time (textbook (p-1)/(v*m+p-1): {:.1f} %)",
                                       100.0 * r.bubble_fraction, 100.0 * r.bubble_fraction_textbook));

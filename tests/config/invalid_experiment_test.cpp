@@ -311,6 +311,13 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     CHECK(has_diagnostic(ds, "exp.json", "/training/gradient_precision", "not a gradient-buffer format"));
   }
   SECTION("BF16 layers without a quantised precision, and more BF16 layers than the model has") {
+    // 0 keeps nothing out of anything: accepted with bf16 (a sweep over precisions may state it).
+    doc["training"]["bf16_layers_at_start"] = 0;
+    doc["training"]["bf16_layers_at_end"] = 0;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.empty());
+    doc["training"].erase("bf16_layers_at_end");
     doc["training"]["bf16_layers_at_start"] = 1;
     ds = check(doc);
     INFO(dump(ds));
