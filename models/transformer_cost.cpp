@@ -125,8 +125,10 @@ Kernel cast_kernel(double mm, double nn, double kk, double microbatches,
 // kernels (kNvfp4InputCastBytes), the weight (K x N) once per step (kNvfp4WeightCastBytes). The backward
 // copy of this kernel quantises the output gradient with the activation's recipe (Hadamard transform on
 // its column-wise copy; stochastic rounding is done inside the cast and not charged).
-Kernel nvfp4_cast_kernel(double mm, double nn, double kk, double microbatches) {
-  Kernel c = quantise_kernel("fp4_cast", kNvfp4InputCastBytes * mm * kk + kNvfp4WeightCastBytes * kk * nn / microbatches,
+// `weights` K x N weights are quantised (the local experts of a grouped GEMM; 1 otherwise).
+Kernel nvfp4_cast_kernel(double mm, double nn, double kk, double microbatches, double weights = 1.0) {
+  Kernel c = quantise_kernel("fp4_cast",
+                             kNvfp4InputCastBytes * mm * kk + kNvfp4WeightCastBytes * weights * kk * nn / microbatches,
                              kNvfp4InputCastBytes, mm, nn, kk);
   c.extra_kernels = kNvfp4InputCastExtraKernels;
   return c;
@@ -319,9 +321,7 @@ void add_expert_gemm(LayerKernels& ks, std::string_view name, double rows_mean, 
     c.k = kk;
     ks.add(c);
   } else if (d.linear == Precision::fp4) {
-    Kernel c = nvfp4_cast_kernel(rows * experts, nn, kk, d.microbatches);
-    c.bytes = Bytes(kNvfp4InputCastBytes * rows * experts * kk + kNvfp4WeightCastBytes * experts * kk * nn / d.microbatches);
-    ks.add(c);
+    ks.add(nvfp4_cast_kernel(rows * experts, nn, kk, d.microbatches, experts));
   }
   Kernel g = gemm(name, rows, nn, kk, d.linear, d.e);
   g.batch = experts;

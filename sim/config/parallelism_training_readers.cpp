@@ -510,15 +510,14 @@ TrainingSpec read_training(ObjectReader& r) {
   t.fp8_attention = r.boolean("fp8_attention");
   t.fp8_activation_cache = r.boolean("fp8_activation_cache");
   t.fp8_blockwise = t.fp8_scaling == Fp8Scaling::blockwise;
-  if (t.fp8_blockwise && t.precision != Precision::fp8) {
-    r.error("fp8_scaling", "\"blockwise\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
-  }
-  if (t.fp8_scaling == Fp8Scaling::mxfp8 && t.precision != Precision::fp8) {
-    r.error("fp8_scaling", "\"mxfp8\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
-  }
+  // One message per problem: with fp4 any fp8_scaling is the problem, else blockwise/mxfp8 without fp8.
   if (t.precision == Precision::fp4 && r.has("fp8_scaling")) {
     r.error("fp8_scaling",
             "applies to \"precision\": \"fp8\"; \"fp4\" is NVFP4 with its own scaling (docs/model.md, NVFP4)");
+  } else if (t.fp8_blockwise && t.precision != Precision::fp8) {
+    r.error("fp8_scaling", "\"blockwise\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
+  } else if (t.fp8_scaling == Fp8Scaling::mxfp8 && t.precision != Precision::fp8) {
+    r.error("fp8_scaling", "\"mxfp8\" needs \"precision\": \"fp8\" (it scales FP8 GEMM inputs)");
   }
   t.bf16_layers_start = static_cast<int>(r.get_integer("bf16_layers_at_start").value_or(0));
   t.bf16_layers_end = static_cast<int>(r.get_integer("bf16_layers_at_end").value_or(0));

@@ -566,12 +566,10 @@ VocabParallelComm vocab_parallel_comm(VocabParallel mode) {
 void set_bf16_layers(ChunkRole& role, const Scenario& s, int first, int count) {
   const TrainingSpec& t = s.training;
   if (!is_quantised(t.precision) || (t.bf16_layers_start <= 0 && t.bf16_layers_end <= 0)) return;
-  const int layers = s.model.layers;
   const int last = first + count;
-  role.bf16_layers = t.bf16_layers_in(layers, first, last);
-  const int head_end = std::max(first, std::min(last, t.bf16_layers_start));
-  const int tail_from = std::min(last, std::max(first, std::max(t.bf16_layers_start, layers - t.bf16_layers_end)));
-  role.bf16_moe_layers = s.model.moe_layers_in(first, head_end) + s.model.moe_layers_in(tail_from, last);
+  const TrainingSpec::Bf16Ranges r = t.bf16_ranges(s.model.layers, first, last);
+  role.bf16_layers = (r.head_end - first) + (last - r.tail_from);
+  role.bf16_moe_layers = s.model.moe_layers_in(first, r.head_end) + s.model.moe_layers_in(r.tail_from, last);
 }
 
 ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
@@ -579,27 +577,17 @@ ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
   // Of the chunk's layers, those the precision recipe keeps in BF16 (ChunkRole::bf16_layers) cost BF16.
   const double bf16_moe = role.bf16_moe_layers;
   const double bf16_dense = role.bf16_layers - role.bf16_moe_layers;
-  const double dense = role.layers - role.moe_layers - bf16_dense;
-  c.forward = dense_.fwd * dense;
-  c.backward = dense_.bwd * dense;
-  c.backward_input = dense_.bwd_input * dense;
-  c.backward_weight = dense_.bwd_weight * dense;
-  if (role.moe_layers > 0) {
-    const double moe = role.moe_layers - bf16_moe;
-    c.forward += moe_.fwd * moe;
-    c.backward += moe_.bwd * moe;
-    c.backward_input += moe_.bwd_input * moe;
-    c.backward_weight += moe_.bwd_weight * moe;
-  }
-  const auto add_bf16 = [&](const LayerCosts& lc, double n) {
+  const auto add_layers = [&](const LayerCosts& lc, double n) {
     if (n <= 0) return;
     c.forward += lc.fwd * n;
     c.backward += lc.bwd * n;
     c.backward_input += lc.bwd_input * n;
     c.backward_weight += lc.bwd_weight * n;
   };
-  add_bf16(dense_bf16_, bf16_dense);
-  add_bf16(moe_bf16_, bf16_moe);
+  add_layers(dense_, role.layers - role.moe_layers - bf16_dense);
+  add_layers(moe_, role.moe_layers - bf16_moe);
+  add_layers(dense_bf16_, bf16_dense);
+  add_layers(moe_bf16_, bf16_moe);
   if (role.has_embedding) {
     c.forward += embed_fwd_;
     c.backward += embed_bwd_;

@@ -178,11 +178,20 @@ struct TrainingSpec {
   // first_last_layers_bf16, num_layers_at_start_in_bf16, num_layers_at_end_in_bf16).
   int bf16_layers_start = 0;
   int bf16_layers_end = 0;
-  /// Of the model's layers [first, last) (of `layers` in all), how many run in BF16 by that rule.
+  /// Of the model's layers [first, last) (of `layers` in all), those that run in BF16 by that rule:
+  /// the head [first, head_end) and the tail [tail_from, last).
+  struct Bf16Ranges {
+    int head_end;
+    int tail_from;
+  };
+  [[nodiscard]] Bf16Ranges bf16_ranges(int layers, int first, int last) const {
+    return {std::max(first, std::min(last, bf16_layers_start)),
+            std::min(last, std::max(first, std::max(bf16_layers_start, layers - bf16_layers_end)))};
+  }
+  /// How many of the model's layers [first, last) run in BF16 by that rule.
   [[nodiscard]] int bf16_layers_in(int layers, int first, int last) const {
-    const int head = std::max(0, std::min(last, bf16_layers_start) - first);
-    const int tail_from = std::max(first, std::max(bf16_layers_start, layers - bf16_layers_end));
-    return head + std::max(0, last - tail_from);
+    const Bf16Ranges r = bf16_ranges(layers, first, last);
+    return (r.head_end - first) + (last - r.tail_from);
   }
   // DeepSeek-V3 §3.3.2: FP8 GEMMs with blockwise scaling (1x128 activation tiles, 128x128 weight blocks)
   // and promotion of the tensor-core partial sums to CUDA cores every 128 elements of K (DeepGEMM).
