@@ -168,11 +168,10 @@ void Checker::check_pipeline() {
     error("/parallelism/vp", fmt::format("vp = {} needs schedule \"interleaved-1f1b\" (schedule is \"{}\")",
                                          p.vp, name_of(schedule_names(), p.schedule)));
   }
-  if (interleaved && p.vp == 1) {
-    error("/parallelism/schedule",
-          "schedule \"interleaved-1f1b\" needs vp > 1 model chunks per pipeline rank "
-          "(with vp = 1 use \"1f1b\")");
-  }
+  // interleaved-1f1b with vp = 1 is what Megatron-Core runs when virtual_pipeline_model_parallel_size is set
+  // to 1 (get_forward_backward_func picks the interleaving function whenever vp is not None): 1F1B's order
+  // with Megatron's interleaved warm-up, 2·(pp − stage − 1) forwards, so more activations are held
+  // (docs/schedules.md). It is accepted, not refused.
   if (interleaved && p.pp > 1 &&
       usable({"/training/micro_batch", "/training/global_batch", "/parallelism/dp"})) {
     const std::int64_t mb = static_cast<std::int64_t>(s_.training.micro_batch) * p.dp;

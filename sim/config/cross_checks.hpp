@@ -10,7 +10,7 @@
 //   - global_batch % (micro_batch·dp) == 0: /training/global_batch;
 //   - vp > 1 needs schedule interleaved-1f1b, whose micro-batch count must be a multiple of pp
 //     (Megatron-LM's interleaved schedule, Narayanan et al. 2021 S2.2): /parallelism/vp;
-//   - interleaved-1f1b needs vp > 1: /parallelism/schedule;
+//   - interleaved-1f1b with vp = 1 is accepted (Megatron-Core's one-chunk interleaving, docs/schedules.md);
 //   - sequence_parallel needs tp > 1 (Korthikanti et al. 2022 S4.2.2): /parallelism/sequence_parallel;
 //   - seq_len % cp == 0: /parallelism/cp;
 //   - the device has a peak for training.precision: /training/precision;

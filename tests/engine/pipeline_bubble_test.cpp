@@ -49,6 +49,19 @@ TEST_CASE("interleaving with v chunks reduces the bubble to (p-1)/(v*m+p-1)") {
   }
 }
 
+TEST_CASE("interleaved-1f1b with one chunk (Megatron-Core with vp = 1): 1F1B's bubble, deeper warm-up memory") {
+  // Megatron-Core runs its interleaving function whenever virtual_pipeline_model_parallel_size is set, also
+  // to 1: the same steady 1F1B, but 2(p-s-1) warm-up forwards instead of p-s-1, so stage 0 holds about
+  // twice the in-flight activations (2(p-1)+1 against p).
+  const int p = 4, m = 8;
+  const StepResult a = run_analytic(uniform_pipeline(p, m, 1, ScheduleKind::one_f_one_b));
+  const StepResult i = run_analytic(uniform_pipeline(p, m, 1, ScheduleKind::interleaved_1f1b));
+  INFO("1f1b " << a.step_time.value() << " s, interleaved v=1 " << i.step_time.value() << " s");
+  CHECK(std::abs(i.bubble_fraction - (p - 1.0) / (m + p - 1.0)) < 0.005);
+  CHECK(i.step_time.value() == Approx(a.step_time.value()).epsilon(0.005));
+  CHECK(i.stages[1].memory.activations.value() > a.stages[1].memory.activations.value());
+}
+
 TEST_CASE("zero-bubble ZB-H1 idles less than 1F1B") {
   const StepResult a = run_analytic(uniform_pipeline(4, 8, 1, ScheduleKind::one_f_one_b));
   const StepResult z = run_analytic(uniform_pipeline(4, 8, 1, ScheduleKind::zero_bubble_h1));
