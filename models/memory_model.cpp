@@ -100,11 +100,24 @@ MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& 
   const double states = in.optimizer == Optimizer::adam ? 8.0 : 4.0;
 
   MemoryBreakdown mb;
-  // NVFP4 training also holds each weight's quantised copies through the step (Transformer Engine caches
-  // them over the micro-batches): row-wise and column-wise E2M1 values (0.5 B each) with one E4M3 scale per
-  // 16x16 block (NVFP4BlockScaling's 2D weight quantisation). FP8's cached copies are not counted.
-  const double fp4_copies = in.shape.precision == Precision::fp4 ? 2.0 * (0.5 + 1.0 / 256.0) : 0.0;
-  mb.weights = sharded(weight_elem + fp4_copies, 3);
+  mb.weights = sharded(weight_elem, 3);
+  if (in.shape.precision == Precision::fp4) {
+    // NVFP4 training also holds each quantised weight's copies through the step (Transformer Engine caches
+    // them over the micro-batches): row-wise and column-wise E2M1 values (0.5 B each) with one E4M3 scale
+    // per 16x16 block (NVFP4BlockScaling's 2D weight quantisation). Only the layers' linear weights are
+    // quantised: not the embedding or LM head, and not the layers kept in BF16 (bf16_layers_at_*); a
+    // layer's norm weights are counted with its linears (under 0.01 % of them). FP8's cached copies are
+    // not counted.
+    const ParameterCount pc = parameter_count(m);
+    const int moe_q = std::max(0, in.moe_layers_on_stage - in.bf16_moe_layers_on_stage);
+    const int dense_q = std::max(0, (in.layers_on_stage - in.moe_layers_on_stage) -
+                                        (in.bf16_layers_on_stage - in.bf16_moe_layers_on_stage));
+    const double q_dense =
+        (pc.per_layer * dense_q + pc.moe_layer_shared * moe_q + in.extra_parameters) / in.shape.tp;
+    const double q_experts = pc.moe_layer_experts * moe_q / (std::max(1, in.ep) * std::max(1, in.etp));
+    const double copies = 2.0 * (0.5 + 1.0 / 256.0);
+    mb.weights += Bytes(copies * (in.zero_stage >= 3 ? q_dense / dp + q_experts / edp : q_dense + q_experts));
+  }
   mb.gradients = sharded(bytes_per_element(in.gradient_precision), 2);
   mb.optimizer = sharded(master + states, 1);
 

@@ -31,6 +31,8 @@ struct MemoryInputs {
   bool last_stage = true;
   int pp = 1;
   int moe_layers_on_stage = 0;      // of layers_on_stage, how many are MoE layers
+  int bf16_layers_on_stage = 0;     // of layers_on_stage, those fp8/fp4 training keeps in BF16
+  int bf16_moe_layers_on_stage = 0; // of those, MoE layers (training.bf16_layers_at_start/_end)
   double extra_parameters = 0;      // TP-sharded parameters outside the layers (multi-token prediction)
   int dp = 1;                       // data-parallel degree (ZeRO sharding)
   int ep = 1;                       // expert-parallel degree (routed experts sharded by ep·etp)

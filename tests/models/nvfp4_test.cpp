@@ -112,17 +112,32 @@ TEST_CASE("NVFP4 on a whole B200 layer: faster than FP8, slower than half of it"
   CHECK(fp4 > 0.5 * fp8);
 }
 
-TEST_CASE("NVFP4 memory: BF16 weights plus the row- and column-wise FP4 copies", "[models][fp4]") {
+TEST_CASE("NVFP4 memory: BF16 weights plus the row- and column-wise FP4 copies of the quantised layers",
+          "[models][fp4]") {
   const TransformerSpec m = llama3_8b_block();
+  const double per_layer = parameter_count(m).per_layer;
+  const double copies = 2.0 * (0.5 + 1.0 / 256.0);
   MemoryInputs in;
   in.shape = shape_at(Precision::fp8);
   in.layers_on_stage = m.layers;
   in.chunks = 1;
+  // A middle stage (no embedding or head): 2 B per parameter (BF16, as FP8 training keeps) + the copies.
+  in.first_stage = in.last_stage = false;
   const double fp8 = memory_per_device(m, in).weights.value();
   in.shape = shape_at(Precision::fp4);
   const double fp4 = memory_per_device(m, in).weights.value();
-  // 2 B per parameter (BF16, as FP8 training keeps) + 2 x (0.5 + 1/256) B.
-  CHECK(fp4 / fp8 == Approx((2.0 + 2.0 * (0.5 + 1.0 / 256.0)) / 2.0));
+  CHECK(fp4 / fp8 == Approx((2.0 + copies) / 2.0));
+  // The embedding and LM head stay BF16: a stage holding them gets no copies of them.
+  in.first_stage = in.last_stage = true;
+  const double fp4_ends = memory_per_device(m, in).weights.value();
+  in.shape = shape_at(Precision::fp8);
+  const double fp8_ends = memory_per_device(m, in).weights.value();
+  CHECK(fp4_ends - fp8_ends == Approx(copies * per_layer * m.layers));
+  // A layer kept in BF16 (bf16_layers_at_start/_end) holds no quantised copy either.
+  in.shape = shape_at(Precision::fp4);
+  in.bf16_layers_on_stage = 1;
+  const double fp4_one_bf16 = memory_per_device(m, in).weights.value();
+  CHECK(fp4_ends - fp4_one_bf16 == Approx(copies * per_layer));
 }
 
 TEST_CASE("Layers the recipe keeps in BF16 cost BF16 (first_last_layers_bf16)", "[models][fp4]") {
