@@ -489,6 +489,24 @@ class Builder {
       stated_pp = 1;
       assume("pp = 1 (derived: tp·cp already spans every device)");
     }
+    // A stated tp and dp with pp unstated: pp is what is left of the devices, the mirror of deriving dp
+    // from tp·pp·cp (a paper that says "8-way tensor parallelism and data parallelism" and prints the DP
+    // size and the GPU count). EP and ETP are no factors: the expert grid (etp·ep·expert-dp) is laid over
+    // the tp·cp·dp ranks of each pipeline stage, so devices = tp·pp·cp·dp whatever ep is. cp is the stated
+    // one, else the profile's, else 1 - the value parallelism() uses below.
+    if (!stated_pp && rec_.tp && rec_.dp) {
+      const std::int64_t cp_used = rec_.cp ? *rec_.cp : (profile_ && profile_->cp ? *profile_->cp : 1);
+      const std::int64_t rest = *rec_.tp * cp_used * *rec_.dp;
+      if (rest <= 0 || c_.devices % rest != 0) {
+        return fmt::format(
+            "parallelism.pp not stated, and devices {} are not a multiple of stated tp {} · cp {} · stated dp {} "
+            "= {}, so pp cannot be derived",
+            c_.devices, *rec_.tp, cp_used, *rec_.dp, rest);
+      }
+      stated_pp = c_.devices / rest;
+      assume(fmt::format("pp = {} (derived: devices {} / (stated tp {} · cp {} · stated dp {}))", *stated_pp,
+                         c_.devices, *rec_.tp, cp_used, *rec_.dp));
+    }
     // A stated dp with tp unstated: tp is what is left of the devices once pp (stated or the profile's),
     // cp and dp are placed, when that divides (FSDP tables often print only the FSDP degree).
     if (!stated_tp && rec_.dp) {

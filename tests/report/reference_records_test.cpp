@@ -534,6 +534,56 @@ TEST_CASE("a stated dp with tp unstated derives tp from the devices left, said a
   }
 }
 
+// The mirror of dp = devices / (tp·pp·cp): a record that states tp and dp and the device count but no pp
+// (Nemotron-4 15B: "8-way tensor parallelism and data parallelism", DP 96 on 768 GPUs) has pp =
+// devices / (tp·cp·dp), printed as a derived value. megatron-core-2024 declares no pp default, so without the
+// rule the record is skipped.
+TEST_CASE("a stated tp and dp with pp unstated derive pp from the devices left, said as an assumption") {
+  json r = base_record();
+  r["parallelism"]["tp"] = 2;
+  r["parallelism"]["pp"] = 4;
+  r["parallelism"]["dp"] = 8;
+  const double stated = predict(r);
+  r["parallelism"]["pp"] = nullptr;
+  const auto c = only_case(read(r));
+  CHECK(c.experiment["parallelism"]["pp"] == 4);  // 64 / (tp 2 · cp 1 · dp 8)
+  CHECK(c.experiment["parallelism"]["dp"] == 8);
+  CHECK(mentions(c.assumptions, "pp = 4 (derived: devices 64 / (stated tp 2 · cp 1 · stated dp 8))"));
+  CHECK(predict(r) == Approx(stated).epsilon(1e-12));
+  SECTION("a stated cp is a factor too") {
+    r["parallelism"]["cp"] = 2;
+    r["parallelism"]["dp"] = 4;
+    const auto with_cp = only_case(read(r));
+    CHECK(with_cp.experiment["parallelism"]["pp"] == 4);  // 64 / (2 · 2 · 4)
+    CHECK(mentions(with_cp.assumptions, "pp = 4 (derived: devices 64 / (stated tp 2 · cp 2 · stated dp 4))"));
+  }
+  SECTION("tp·cp·dp that does not divide the devices is a skip that says why") {
+    r["parallelism"]["dp"] = 3;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason ==
+          "parallelism.pp not stated, and devices 64 are not a multiple of stated tp 2 · cp 1 · stated dp 3 = 6, "
+          "so pp cannot be derived");
+  }
+  SECTION("tp·cp·dp larger than the devices is a skip too") {
+    r["parallelism"]["dp"] = 64;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("so pp cannot be derived") != std::string::npos);
+  }
+  SECTION("a MoE record: ep is no factor (the expert grid lies over the tp·cp·dp ranks of a stage)") {
+    r["model"] = json::parse(R"({"name": "Mixtral 8x7B", "catalog_hint": "mixtral-8x7b", "seq_len": 4096,
+      "moe": {"num_experts": 8, "top_k": 2}})");
+    r["parallelism"] = json::parse(R"({"tp": 2, "pp": 4, "dp": 8, "ep": 8, "micro_batch": 1, "global_batch": 64})");
+    const double moe_stated = predict(r);
+    r["parallelism"]["pp"] = nullptr;
+    const auto moe = only_case(read(r));
+    CHECK(moe.experiment["parallelism"]["pp"] == 4);
+    CHECK(moe.experiment["parallelism"]["ep"] == 8);
+    CHECK(predict(r) == Approx(moe_stated).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("throughput is compared like with like") {
   json r = base_record();
   const ValidationResult per_gpu = run_validation(read(r), kPaths);
