@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 constexpr const auto& kPrecisions = kPrecisionChoices;
 constexpr std::array<std::string_view, 2> kOverlapScope{"forward-backward", "forward"};
 constexpr std::array<std::string_view, 3> kWithTp{"off", "on", "with-tp"};
-constexpr std::array<std::string_view, 2> kMicroBatch{"one", "global-batch-per-replica"};
+constexpr std::array<std::string_view, 3> kMicroBatch{"one", "global-batch-per-replica", "pp-micro-batches"};
 constexpr std::array<std::string_view, 2> kDpCollective{"hierarchical", "flat-ring"};
 constexpr std::array<std::string_view, 2> kPipelineP2p{"megatron", "deepspeed"};
 constexpr std::array<std::string_view, 4> kSchedules{"1f1b", "interleaved", "gpipe", "zb"};

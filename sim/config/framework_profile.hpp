@@ -42,7 +42,7 @@ struct FrameworkProfile {
   std::optional<WithTp> sequence_parallel;
   std::optional<WithTp> tp_comm_overlap;
   std::optional<int> zero_stage;
-  std::optional<std::string> micro_batch_rule;     // "one" | "global-batch-per-replica"
+  std::optional<std::string> micro_batch_rule;     // "one" | "global-batch-per-replica" | "pp-micro-batches"
   std::optional<std::string> global_batch_rule;    // "micro-batch-times-dp" (no gradient accumulation)
   std::optional<std::string> dp_collective;        // hierarchical | flat-ring
   std::optional<std::string> dp_collective_zero3;  // used instead when zero_stage is 3

@@ -172,7 +172,7 @@ constexpr Section kHardwareSection{"record-hardware", "/*/hardware", "the device
 
 constexpr Field kParallelismFields[] = {
     count("tp", "tensor parallel"),
-    count("pp", "pipeline parallel"),
+    count("pp", "pipeline parallel (derived from devices / (tp·cp·dp) when absent and tp and dp are stated)"),
     count("dp", "data parallel (derived from devices / (tp·pp·cp) when absent)"),
     count("cp", "context parallel"),
     count("ep", "expert parallel"),

@@ -489,6 +489,24 @@ class Builder {
       stated_pp = 1;
       assume("pp = 1 (derived: tp·cp already spans every device)");
     }
+    // A stated tp and dp with pp unstated: pp is what is left of the devices, the mirror of deriving dp
+    // from tp·pp·cp (a paper that says "8-way tensor parallelism and data parallelism" and prints the DP
+    // size and the GPU count). EP and ETP are no factors: the expert grid (etp·ep·expert-dp) is laid over
+    // the tp·cp·dp ranks of each pipeline stage, so devices = tp·pp·cp·dp whatever ep is. cp is the stated
+    // one, else the profile's, else 1 - the value parallelism() uses below.
+    if (!stated_pp && rec_.tp && rec_.dp) {
+      const std::int64_t cp_used = rec_.cp ? *rec_.cp : (profile_ && profile_->cp ? *profile_->cp : 1);
+      const std::int64_t rest = *rec_.tp * cp_used * *rec_.dp;
+      if (rest <= 0 || c_.devices % rest != 0) {
+        return fmt::format(
+            "parallelism.pp not stated, and devices {} are not a multiple of stated tp {} · cp {} · stated dp {} "
+            "= {}, so pp cannot be derived",
+            c_.devices, *rec_.tp, cp_used, *rec_.dp, rest);
+      }
+      stated_pp = c_.devices / rest;
+      assume(fmt::format("pp = {} (derived: devices {} / (stated tp {} · cp {} · stated dp {}))", *stated_pp,
+                         c_.devices, *rec_.tp, cp_used, *rec_.dp));
+    }
     // A stated dp with tp unstated: tp is what is left of the devices once pp (stated or the profile's),
     // cp and dp are placed, when that divides (FSDP tables often print only the FSDP degree).
     if (!stated_tp && rec_.dp) {
@@ -734,6 +752,13 @@ class Builder {
     } else if (rec_.global_batch_tokens && *rec_.global_batch_tokens % seq == 0) {
       gb = *rec_.global_batch_tokens / seq;
       assume(fmt::format("global_batch = {} sequences (global_batch_tokens / seq_len)", gb));
+    } else if (rec_.micro_batch && profile_ && profile_->global_batch_rule && pp_ > 1 &&
+               profile_->micro_batch_rule == std::optional<std::string>("pp-micro-batches")) {
+      // The same framework splits each replica's batch into pp pipeline micro-batches.
+      gb = *rec_.micro_batch * pp_ * dp_;
+      assume(fmt::format("global_batch = micro_batch x pp x dp = {} (not stated; {}: pp pipeline micro-batches per "
+                         "replica, no gradient accumulation)",
+                         gb, profile_->name));
     } else if (rec_.micro_batch && profile_ && profile_->global_batch_rule) {
       gb = *rec_.micro_batch * dp_;
       assume(fmt::format("global_batch = micro_batch x dp = {} (not stated; {}: no gradient accumulation)",
@@ -748,6 +773,21 @@ class Builder {
       if (*profile_->micro_batch_rule == "one") {
         mb = 1;
         assume(fmt::format("micro_batch = 1 (not stated; {} default)", profile_->name));
+      } else if (*profile_->micro_batch_rule == "pp-micro-batches") {
+        // The per-replica batch (global_batch / dp) split into pp pipeline micro-batches (torchtitan 2024:
+        // n_microbatches defaults to the pipeline degree, whatever the stages per rank). A batch that does not
+        // split into whole micro-batches is a skip, not rounded.
+        const std::int64_t per = std::int64_t{dp_} * pp_;
+        if (gb % per != 0) {
+          return fmt::format(
+              "parallelism.micro_batch not stated, and {}'s rule (the per-replica batch global_batch / dp split "
+              "into pp micro-batches) needs global_batch {} to be a multiple of dp·pp = {}·{}",
+              profile_->name, gb, dp_, pp_);
+        }
+        mb = static_cast<int>(gb / per);
+        assume(fmt::format("micro_batch = global_batch / (dp · pp) = {} / ({} · {}) = {} (not stated; {}: the "
+                           "per-replica batch split into pp pipeline micro-batches)",
+                           gb, dp_, pp_, mb, profile_->name));
       } else {
         mb = static_cast<int>(std::max<std::int64_t>(1, gb / dp_));
         assume(fmt::format("micro_batch = global_batch / dp = {} (not stated; {}: no gradient accumulation)",

@@ -525,12 +525,108 @@ TEST_CASE("a stated dp with tp unstated derives tp from the devices left, said a
   const auto c = only_case(read(r));
   CHECK(c.experiment["parallelism"]["tp"] == 8);  // 128 / (pp 1 · cp 1 · dp 16)
   CHECK(c.experiment["parallelism"]["dp"] == 16);
-  CHECK(mentions(c.assumptions, "tp = 8 (derived: devices 128 / (pp 1 · cp 1 · stated dp 16); pp 1 is the torchtitan default)"));
+  CHECK(mentions(c.assumptions, "tp = 8 (derived: devices 128 / (pp 1 · cp 1 · stated dp 16); pp 1 is the torchtitan-2024 default)"));
   SECTION("a dp that leaves a fraction of a tensor group is still a skip") {
     r["parallelism"]["dp"] = 48;
     const ValidationResult v = run_validation(read(r), kPaths);
     REQUIRE(v.skipped.size() == 1);
     CHECK(v.skipped.front().reason.find("stated dp 48") != std::string::npos);
+  }
+}
+
+// The mirror of dp = devices / (tp·pp·cp): a record that states tp and dp and the device count but no pp
+// (Nemotron-4 15B: "8-way tensor parallelism and data parallelism", DP 96 on 768 GPUs) has pp =
+// devices / (tp·cp·dp), printed as a derived value. megatron-core-2024 declares no pp default, so without the
+// rule the record is skipped.
+TEST_CASE("a stated tp and dp with pp unstated derive pp from the devices left, said as an assumption") {
+  json r = base_record();
+  r["parallelism"]["tp"] = 2;
+  r["parallelism"]["pp"] = 4;
+  r["parallelism"]["dp"] = 8;
+  const double stated = predict(r);
+  r["parallelism"]["pp"] = nullptr;
+  const auto c = only_case(read(r));
+  CHECK(c.experiment["parallelism"]["pp"] == 4);  // 64 / (tp 2 · cp 1 · dp 8)
+  CHECK(c.experiment["parallelism"]["dp"] == 8);
+  CHECK(mentions(c.assumptions, "pp = 4 (derived: devices 64 / (stated tp 2 · cp 1 · stated dp 8))"));
+  CHECK(predict(r) == Approx(stated).epsilon(1e-12));
+  SECTION("a stated cp is a factor too") {
+    r["parallelism"]["cp"] = 2;
+    r["parallelism"]["dp"] = 4;
+    const auto with_cp = only_case(read(r));
+    CHECK(with_cp.experiment["parallelism"]["pp"] == 4);  // 64 / (2 · 2 · 4)
+    CHECK(mentions(with_cp.assumptions, "pp = 4 (derived: devices 64 / (stated tp 2 · cp 2 · stated dp 4))"));
+  }
+  SECTION("tp·cp·dp that does not divide the devices is a skip that says why") {
+    r["parallelism"]["dp"] = 3;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason ==
+          "parallelism.pp not stated, and devices 64 are not a multiple of stated tp 2 · cp 1 · stated dp 3 = 6, "
+          "so pp cannot be derived");
+  }
+  SECTION("tp·cp·dp larger than the devices is a skip too") {
+    r["parallelism"]["dp"] = 64;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("so pp cannot be derived") != std::string::npos);
+  }
+  SECTION("a MoE record: ep is no factor (the expert grid lies over the tp·cp·dp ranks of a stage)") {
+    r["model"] = json::parse(R"({"name": "Mixtral 8x7B", "catalog_hint": "mixtral-8x7b", "seq_len": 4096,
+      "moe": {"num_experts": 8, "top_k": 2}})");
+    r["parallelism"] = json::parse(R"({"tp": 2, "pp": 4, "dp": 8, "ep": 8, "micro_batch": 1, "global_batch": 64})");
+    const double moe_stated = predict(r);
+    r["parallelism"]["pp"] = nullptr;
+    const auto moe = only_case(read(r));
+    CHECK(moe.experiment["parallelism"]["pp"] == 4);
+    CHECK(moe.experiment["parallelism"]["ep"] == 8);
+    CHECK(predict(r) == Approx(moe_stated).epsilon(1e-12));
+  }
+}
+
+// torchtitan at the 2024-12 benchmarks' commit (pytorch/torchtitan 9dec370, pipelining_utils.py
+// build_pipeline_schedule): n_microbatches defaults to the pipeline degree, so the per-replica batch
+// global_batch / dp is split into pp micro-batches (profile torchtitan-2024). 2025 code differs (pp x stages
+// per rank from 2025-01-07, micro-batch size 1 from 2025-04-07): profile torchtitan declares no rule.
+TEST_CASE("torchtitan 2024 splits the per-replica batch into pp pipeline micro-batches, said") {
+  json r = base_record();
+  r["framework"] = {{"name", "torchtitan"}, {"version", nullptr}, {"date", "2024-12"}};
+  r["parallelism"] = json::parse(
+      R"({"tp": 2, "pp": 4, "dp": 8, "fsdp": true, "micro_batch": 4, "global_batch": 128, "schedule": "1f1b"})");
+  const double stated = predict(r);
+  r["parallelism"]["micro_batch"] = nullptr;
+  const auto c = only_case(read(r));
+  CHECK(c.profile == "torchtitan-2024");
+  CHECK(c.experiment["training"]["micro_batch"] == 4);  // 128 / (dp 8 · pp 4)
+  CHECK(mentions(c.assumptions, "micro_batch = global_batch / (dp · pp) = 128 / (8 · 4) = 4 (not stated; "
+                                "torchtitan-2024: the per-replica batch split into pp pipeline micro-batches)"));
+  CHECK(predict(r) == Approx(stated).epsilon(1e-12));
+  SECTION("a stated micro-batch without a global batch: pp micro-batches per replica") {
+    r["parallelism"]["micro_batch"] = 4;
+    r["parallelism"]["global_batch"] = nullptr;
+    const auto g = only_case(read(r));
+    CHECK(g.experiment["training"]["global_batch"] == 128);
+    CHECK(mentions(g.assumptions, "global_batch = micro_batch x pp x dp = 128"));
+  }
+  SECTION("interleaved: two stages per rank (generate_split_points) and pp micro-batches") {
+    r["parallelism"]["schedule"] = "interleaved";
+    const auto i = only_case(read(r));
+    CHECK(i.experiment["parallelism"]["vp"] == 2);
+    CHECK(i.experiment["training"]["micro_batch"] == 4);
+  }
+  SECTION("a global batch that does not split is a skip that says why") {
+    r["parallelism"]["global_batch"] = 100;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("needs global_batch 100 to be a multiple of dp·pp = 8·4") !=
+          std::string::npos);
+  }
+  SECTION("torchtitan of 2025 declares no micro-batch rule") {
+    r["framework"]["date"] = "2025-06";
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason ==
+          "parallelism.micro_batch not stated and profile torchtitan declares no default for it");
   }
 }
 
