@@ -145,6 +145,14 @@ int ops_per_stage(const ScheduleSpec& spec) {
   return 2 * spec.chunks * spec.microbatches;
 }
 
+double ops_per_stage(ScheduleKind kind, double microbatches, double interleaved_chunks) {
+  // V-Half: each microbatch passes each stage twice (once per chunk), F, B and W each time.
+  if (kind == ScheduleKind::v_half) return 6 * microbatches;
+  // ZB-H1: F, B and W once; DualPipe: once, through the chunk of the microbatch's direction.
+  if (splits_backward(kind)) return 3 * microbatches;
+  return 2 * interleaved_chunks * microbatches;
+}
+
 std::vector<PipelineOp> build_stage_schedule(const ScheduleSpec& spec, int stage) {
   if (!is_valid(spec)) throw_invalid(spec);
   if (stage < 0 || stage >= spec.stages) {

@@ -91,6 +91,13 @@ bool is_valid(const ScheduleSpec& spec);
 /// Precondition: is_valid(spec) (throws std::invalid_argument otherwise).
 int ops_per_stage(const ScheduleSpec& spec);
 
+/// The same count from a configuration's values, in floating point and without checks, for estimates made
+/// before a step is known to fit an int (sim/scenario/work_bounds.cpp): 6m for v-half, 3m for zb-h1 and
+/// dualpipe, 2·vp·m otherwise (`interleaved_chunks` is the configuration's vp, as for schedule_spec).
+/// Equals ops_per_stage(schedule_spec(kind, p, m, interleaved_chunks)) whenever that spec is valid
+/// (tests/schedules/pipeline_schedule_test.cpp checks it against the built op lists).
+double ops_per_stage(ScheduleKind kind, double microbatches, double interleaved_chunks);
+
 /// Per-stage op order, index = pipeline stage 0..p-1. Each stage holds, for every (microbatch, chunk),
 /// exactly one forward and one backward (or one backward_input and one backward_weight); in dualpipe
 /// only the pairs where the chunk is the microbatch's direction (chunk = microbatch / (m/2)).

@@ -222,6 +222,8 @@ void Checker::check_dualpipe() {
 // virtual stage are set (sail-sg/zero-bubble-pipeline-parallelism 92895b9a, megatron/core/zbpp_utils.py:
 // "zero bubble v and 1f1b v schedule requires number of layers per pipeline stage to be even"). Its
 // vocabulary parallelism is vocab-1 or vocab-2; the interlaced pipeline is not implemented on it.
+// Each check stands on its own inputs, so every problem is reported, one message each (as in
+// check_dualpipe): a stray vp does not hide an explicit split or a layer count the chunks cannot share.
 void Checker::check_v_half() {
   const auto& p = s_.parallelism;
   if (p.vp != 1) {
@@ -229,18 +231,18 @@ void Checker::check_v_half() {
           fmt::format("schedule \"v-half\" holds two model chunks per pipeline rank (V placement) by itself: "
                       "vp must be 1 or absent (got {})",
                       p.vp));
-    return;
   }
   if (p.vocab_parallel == VocabParallel::interlaced && usable({"/parallelism/vocab_parallel"})) {
     error("/parallelism/vocab_parallel",
           "schedule \"v-half\" runs vocabulary parallelism as vocab-1 or vocab-2 only (the authors' V-Half "
           "branch has no interlaced pipeline)");
   }
-  if (!p.pipeline_layers.empty() || !p.pipeline_layout.empty()) {
-    error(p.pipeline_layout.empty() ? "/parallelism/pipeline_layers" : "/parallelism/pipeline_layout",
+  const std::string_view split =
+      p.pipeline_layout.empty() ? "/parallelism/pipeline_layers" : "/parallelism/pipeline_layout";
+  if ((!p.pipeline_layers.empty() || !p.pipeline_layout.empty()) && usable({split})) {
+    error(split,
           "schedule \"v-half\" splits the layers evenly over its 2·pp chunks (the authors' code sets the "
           "layers per chunk itself): an explicit split is not supported with it");
-    return;
   }
   if (!usable({"/parallelism/pp", "/model/layers"}) || p.pp < 1) return;
   const std::int64_t chunks = 2 * static_cast<std::int64_t>(p.pp);

@@ -137,7 +137,8 @@ constexpr Field kParallelismFields[] = {
     {.key = "vocab_parallel",
      .kind = FieldKind::choice,
      .doc = "vocabulary parallelism (Yeung et al. 2025): embedding and output layer split over all pp ranks "
-            "(none: on the first and last stage); vocab-1/vocab-2 overlap its collectives, interlaced runs them "
+            "(none: on the stages holding the first and the last virtual stage: the first and last stage, both "
+            "stage 0 with v-half); vocab-1/vocab-2 overlap its collectives, interlaced runs them "
             "synchronously (docs/model.md)",
      .fallback = "\"none\"",
      .choices = kVocabParallel},

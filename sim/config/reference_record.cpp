@@ -222,7 +222,8 @@ constexpr Field kParallelismFields[] = {
            "when vp is not stated), its t count the model's layers, and its m count the MTP depth; "
            "exclusive with pipeline_split"),
     one_of("vocab_parallel",
-           "where the embedding and output layer run: none (first and last stage), or split over all pp ranks "
+           "where the embedding and output layer run: none (the stages of the first and the last virtual stage: "
+           "first and last stage, both stage 0 under v-half), or split over all pp ranks "
            "by vocabulary parallelism (vocab-1, vocab-2, interlaced; Yeung et al. 2025)",
            kVocabParallel),
 };

@@ -2,13 +2,81 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
+
+#include "schedules/pipeline_deps.hpp"
+#include "schedules/pipeline_schedule.hpp"
 
 namespace clustersim {
 namespace {
 
 std::string_view mode_name(HeteroMode m) { return m == HeteroMode::pipeline ? "pipeline" : "data"; }
 std::string_view split_name(HeteroSplit s) { return s == HeteroSplit::equal ? "equal" : "proportional"; }
+
+// "stage 0 (pool 0)", "stages 0 and 3 (pools 0 and 1)": pipeline stages and the pools that hold them.
+std::string stages_and_pools(const std::vector<int>& stages, const HeteroResult& h) {
+  const auto pool_of = [&h](int st) {
+    for (std::size_t q = 0; q < h.pools.size(); ++q) {
+      const PoolResult& p = h.pools[q];
+      if (st >= p.first_stage && st < p.first_stage + p.stages) return static_cast<int>(q);
+    }
+    return -1;
+  };
+  std::vector<int> pools;
+  for (int st : stages) {
+    const int q = pool_of(st);
+    if (std::find(pools.begin(), pools.end(), q) == pools.end()) pools.push_back(q);
+  }
+  const auto list = [](const std::vector<int>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out += fmt::format("{}{}", i == 0 ? "" : (i + 1 == v.size() ? " and " : ", "), v[i]);
+    }
+    return out;
+  };
+  return fmt::format("{} {} ({} {})", stages.size() == 1 ? "stage" : "stages", list(stages),
+                     pools.size() == 1 ? "pool" : "pools", list(pools));
+}
+
+// Where the embedding and the LM head run, from the schedule's own placement of virtual stages on pipeline
+// stages (schedules/pipeline_deps.hpp virtual_stage): the embedding is virtual stage 0, the LM head the last
+// one. 1F1B and the interleaved schedule put them on the first and the last stage; V-Half puts both on
+// stage 0 (its last virtual stage, 2p-1, is chunk 1 of stage 0); DualPipe holds a copy of each on stage 0
+// and stage p-1. With vocabulary parallelism both are split over every virtual stage instead.
+std::string vocabulary_placement(const Scenario& s, const HeteroResult& h) {
+  const ParallelismSpec& p = s.parallelism;
+  const std::string head = "the layer split weighs transformer layers only; ";
+  if (p.vocab_parallel != VocabParallel::none && p.pp > 1) {
+    return head + "the embedding and LM head are split evenly over every virtual stage (vocab_parallel), "
+                  "whatever pool holds it";
+  }
+  const ScheduleSpec spec =
+      schedule_spec(p.schedule, p.pp, s.training.microbatches(p.dp), p.vp, v_half_vocab_slots(p));
+  const int last = virtual_stage_count(spec) - 1;
+  std::vector<int> embedding, output;
+  for (int st = 0; st < p.pp; ++st) {
+    for (int c = 0; c < spec.chunks; ++c) {
+      const int k = virtual_stage(spec, st, c);
+      if (k == 0 && std::find(embedding.begin(), embedding.end(), st) == embedding.end()) embedding.push_back(st);
+      if (k == last && std::find(output.begin(), output.end(), st) == output.end()) output.push_back(st);
+    }
+  }
+  if (embedding == std::vector<int>{0} && output == std::vector<int>{p.pp - 1}) {
+    return head + "embedding and LM head stay on the first and last stage (give pipeline_layers to move them)";
+  }
+  // V-Half sets its split itself: sim/config refuses pipeline_layers with it.
+  const std::string move = p.schedule == ScheduleKind::v_half ? "" : " (give pipeline_layers to move layers off them)";
+  const std::string schedule(to_string(p.schedule));
+  if (embedding == output) {
+    return head + fmt::format("embedding (virtual stage 0) and LM head (virtual stage {}) both stay on {}, where "
+                              "schedule \"{}\" places them{}",
+                              last, stages_and_pools(embedding, h), schedule, move);
+  }
+  return head + fmt::format("the embedding (virtual stage 0) stays on {} and the LM head (virtual stage {}) on {}, "
+                            "where schedule \"{}\" places them{}",
+                            stages_and_pools(embedding, h), last, stages_and_pools(output, h), schedule, move);
+}
 
 std::vector<std::string> assumptions(const Scenario& s, const HeteroResult& h) {
   std::vector<std::string> a;
@@ -28,10 +96,7 @@ std::vector<std::string> assumptions(const Scenario& s, const HeteroResult& h) {
   } else {
     a.emplace_back("a transfer between pools takes max(the pool's own pipeline send, activations of all DP "
                    "replicas through the fewer nodes' inter-pool links)");
-    if (!h.layers_stated && h.split == HeteroSplit::proportional) {
-      a.emplace_back("the layer split weighs transformer layers only; embedding and LM head stay on the first and "
-                     "last stage (give pipeline_layers to move them)");
-    }
+    if (!h.layers_stated && h.split == HeteroSplit::proportional) a.push_back(vocabulary_placement(s, h));
   }
   a.emplace_back("pool energy per step = devices × (idle power × step + (TDP − idle) × busy time) + hosts × step");
   return a;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "schedules/pipeline_schedule.hpp"
+
 namespace clustersim {
 namespace {
 
@@ -15,12 +17,16 @@ std::string factor_needed(double value, double bound) {
   return fmt::format("{:g}", std::ceil(f / magnitude) * magnitude);
 }
 
+// The pipeline ops the step graph holds: pp stages × the schedule's ops per stage (F and B per micro-batch
+// and chunk, plus W where the backward is split: 1.5× for zb-h1 and dualpipe, 6m per stage for v-half), the
+// count the schedule's op lists have (schedules/pipeline_schedule.hpp ops_per_stage). In floating point: a
+// step too large for an int is estimated (and refused), not overflowed.
 double graph_operations(const Scenario& s) {
   const auto& p = s.parallelism;
   const auto& t = s.training;
   const double per_step = static_cast<double>(t.micro_batch) * p.dp;
   const double m = per_step > 0 ? std::max(1.0, std::floor(t.global_batch / per_step)) : 1.0;
-  return 2.0 * m * p.pp * p.vp;
+  return static_cast<double>(p.pp) * ops_per_stage(p.schedule, m, p.vp);
 }
 
 }  // namespace

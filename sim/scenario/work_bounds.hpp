@@ -2,7 +2,8 @@
 // and the documented limits above which the CLI and sweeps refuse instead of running for hours.
 //
 // Estimates (measured on a 2-core machine, docs/limits.md):
-//   - analytic engine: the step graph holds 2·m·pp·vp compute operations (m micro-batches per step) and
+//   - analytic engine: the step graph holds pp × the schedule's ops per stage (m micro-batches per step:
+//     2·m·vp with a fused backward, 3·m for zb-h1 and dualpipe, 6·m for v-half) compute operations and
 //     costs ~2 µs and ~450 B per operation; the bound is 4·10^6 operations (~10 s, ~2 GB);
 //   - flow engine: one SimGrid host per device and ~64-272 flows per device (1,048,576 flows for 16,384
 //     H100 in 34 s, 182 MiB); the bound is 65,536 devices; with flow classes (flow.flow_classes and
@@ -30,7 +31,7 @@ inline constexpr double kMaxSweepPoints = 1e7;
 struct WorkEstimate {
   std::int64_t devices = 0;        // nodes × devices per node (all jobs' cluster)
   std::int64_t micro_batches = 0;  // per step, largest over jobs
-  double graph_operations = 0;     // 2·m·pp·vp summed over jobs
+  double graph_operations = 0;     // pp · ops per stage (2·m·vp, 3·m zb-h1/dualpipe, 6·m v-half), summed over jobs
   bool flow = false;               // the flow engine would run
   bool flow_classes = false;       // ... on its flow-class solver (no SimGrid)
   /// Operations the flow engine replays one by one: with several jobs every micro-batch of every job is

@@ -618,6 +618,29 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(ds.empty());
   }
+  SECTION("v-half: every problem of one experiment is listed, one message each at its own pointer") {
+    // A stray vp used to stop check_v_half: the split, the layer count and the vocabulary pipeline
+    // went unreported until the vp was fixed.
+    doc["parallelism"]["schedule"] = "v-half";
+    doc["parallelism"]["vp"] = 2;
+    doc["parallelism"]["vocab_parallel"] = "interlaced";
+    doc["parallelism"]["pipeline_layers"] = {2, 2, 1, 1};
+    doc["model"]["layers"] = 6;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 4);
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vp", "vp must be 1 or absent (got 2)"));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vocab_parallel", "vocab-1 or vocab-2 only"));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layers", "an explicit split is not supported"));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pp", "needs the layers (6) divisible by 2·pp = 4"));
+    // A layout string instead of pipeline_layers: named at its own key.
+    doc["parallelism"].erase("pipeline_layers");
+    doc["parallelism"]["pipeline_layout"] = "Et|t|t|tL";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 4);
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "an explicit split is not supported"));
+  }
   SECTION("all problems of a document are reported together") {
     doc["parallelism"]["tp"] = "2";
     doc["training"]["recompute"] = "some";

@@ -188,3 +188,27 @@ TEST_CASE("build_schedule throws std::invalid_argument carrying check()'s senten
                     Catch::Contains("interleaved-1f1b needs microbatches (6) divisible by stages (4)"));
   CHECK_THROWS_AS(build_stage_schedule({ScheduleKind::one_f_one_b, 4, 4, 1}, 4), std::invalid_argument);
 }
+
+TEST_CASE("ops_per_stage from a configuration's values equals the built op lists of every schedule") {
+  int shapes = 0;
+  for (auto kind : {ScheduleKind::gpipe, ScheduleKind::one_f_one_b, ScheduleKind::interleaved_1f1b,
+                    ScheduleKind::zero_bubble_h1, ScheduleKind::dualpipe, ScheduleKind::v_half}) {
+    for (int p : {1, 2, 3, 4, 6, 8}) {
+      for (int m : {1, 2, 3, 4, 6, 8, 12, 16, 24}) {
+        for (int vp : {1, 2, 3}) {
+          for (int vocab : {0, 6, 12}) {
+            const ScheduleSpec spec = schedule_spec(kind, p, m, vp, vocab);
+            if (!is_valid(spec)) continue;
+            INFO(to_string(kind) << " p=" << p << " m=" << m << " vp=" << vp << " vocab_slots=" << vocab);
+            double built = 0;
+            for (const auto& ops : build_schedule(spec)) built += static_cast<double>(ops.size());
+            CHECK(built == p * ops_per_stage(kind, m, vp));
+            CHECK(ops_per_stage(kind, m, vp) == ops_per_stage(spec));
+            ++shapes;
+          }
+        }
+      }
+    }
+  }
+  CHECK(shapes > 300);
+}
