@@ -43,10 +43,10 @@ struct Stated {
 
 constexpr std::array<std::string_view, 1> kKinds{"training_run_measurement"};
 constexpr std::array<std::string_view, 2> kSplits{"calibration", "test"};
-constexpr std::array<std::string_view, 16> kFrameworks{
-    "megatron-lm", "megatron-core", "nemo",  "deepspeed", "megatron-deepspeed", "pytorch-fsdp", "torchtitan",
-    "llm-foundry", "maxtext",       "paxml", "jax",       "nanotron",           "colossalai",   "cerebras",
-    "fairseq",     "other"};
+constexpr std::array<std::string_view, 17> kFrameworks{
+    "megatron-lm", "megatron-core", "nemo",     "nemo-automodel", "deepspeed", "megatron-deepspeed",
+    "pytorch-fsdp", "torchtitan",   "llm-foundry", "maxtext",     "paxml",     "jax",
+    "nanotron",    "colossalai",    "cerebras", "fairseq",        "other"};
 constexpr std::array<std::string_view, 5> kMlp{"gelu", "swiglu", "geglu", "relu", "squared_relu"};
 constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
 constexpr std::array<std::string_view, 3> kPosition{"learned", "rope", "alibi"};

@@ -1054,3 +1054,45 @@ TEST_CASE("validate's text report writes control bytes of a record's text as \\x
   CHECK(text.find('\0') == std::string::npos);
   CHECK(text.find('\x1b') == std::string::npos);
 }
+
+TEST_CASE("NeMo AutoModel records take the AutoModel profile of their date; its defaults are said") {
+  json r = base_record();
+  r["framework"] = {{"name", "nemo-automodel"}, {"version", nullptr}, {"date", "2025-10"}};
+  r["parallelism"] = {{"tp", nullptr}, {"pp", nullptr}, {"fsdp", true}, {"micro_batch", 1}, {"global_batch", 128}};
+  const auto moe_era = only_case(read(r));
+  CHECK(moe_era.profile == "nemo-automodel-2025");
+  CHECK(moe_era.experiment["training"]["recompute"] == "none");
+  CHECK(moe_era.experiment["training"]["gradient_precision"] == "fp32");  // the MoE parallelizer's reduce_dtype
+  CHECK(moe_era.experiment["parallelism"]["zero_stage"] == 3);            // a stated fsdp true wins
+  CHECK(mentions(moe_era.assumptions, "gradient reduce in fp32 (nemo-automodel-2025 default for bf16)"));
+  r["parallelism"]["fsdp"] = "shard_grad_op";  // FSDP2 reshard_after_forward=False
+  CHECK(only_case(read(r)).experiment["parallelism"]["zero_stage"] == 2);
+  r["parallelism"].erase("fsdp");
+  CHECK(only_case(read(r)).experiment["parallelism"]["zero_stage"] == 2);  // parallelize_model's default
+  r["framework"]["date"] = "2026-04";
+  const auto dense_era = only_case(read(r));
+  CHECK(dense_era.profile == "nemo-automodel-2026");
+  CHECK(dense_era.experiment["training"]["gradient_precision"] == "bf16");  // FSDP2Config's mp_policy
+  CHECK(dense_era.experiment["parallelism"]["zero_stage"] == 3);
+  r["framework"]["date"] = "2024-10";  // before AutoModel: no profile, the record says what is missing
+  const ValidationResult v = run_validation(read(r), kPaths);
+  REQUIRE(v.skipped.size() == 1);
+  CHECK(v.skipped.front().reason.find("framework \"nemo-automodel\" at 2024-10") != std::string::npos);
+}
+
+TEST_CASE("AutoPipeline's split of 61 layers over 32 virtual stages, as a stated layout, runs as written") {
+  // functional.py generate_hf_model_fqn_per_model_part: 61 // 32 = 1 layer per stage, the first 61 % 32 = 29
+  // stages one more; embedding on stage 0 and the head on stage 31, neither counted as a layer.
+  json r = base_record();
+  r["framework"] = {{"name", "nemo-automodel"}, {"version", nullptr}, {"date", "2025-10"}};
+  r["model"]["layers"] = 61;
+  r["hardware"]["count"] = 32;
+  r["parallelism"] = {{"tp", 1},         {"pp", 4},    {"vp", 8},         {"fsdp", "shard_grad_op"},
+                      {"micro_batch", 1}, {"global_batch", 64}, {"schedule", "interleaved"},
+                      {"pipeline_layout", "Ett|(tt|)*28t|t|tL"}};
+  const auto c = only_case(read(r));
+  std::vector<int> expected(29, 2);
+  expected.insert(expected.end(), {1, 1, 1});
+  CHECK(c.experiment["parallelism"]["pipeline_layers"] == json(expected));
+  CHECK(predict(r) > 0);
+}
