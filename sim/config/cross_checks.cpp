@@ -30,8 +30,8 @@ class Checker {
   void derive_dp();
   void check_tensor_split();
   void check_pipeline();
-  void check_dualpipe();
-  void check_v_half();
+  void check_dualpipe(bool vp_ok);
+  void check_v_half(bool vp_ok);
   void check_batch();
   void check_batch_rampup();
   void check_misc();
@@ -154,22 +154,26 @@ void Checker::check_pipeline() {
                       "stages)", s_.model.layers, p.pp, p.vp,
                       static_cast<std::int64_t>(p.pp) * p.vp));
   }
-  if (!usable({"/parallelism/schedule", "/parallelism/vp"})) return;
+  if (!usable({"/parallelism/schedule"})) return;
+  // A vp that is already refused (out of range, wrong type) must not hide the schedule's other problems.
+  const bool vp_ok = usable({"/parallelism/vp"});
   const bool interleaved = p.schedule == ScheduleKind::interleaved_1f1b;
   if (p.schedule == ScheduleKind::dualpipe) {
-    check_dualpipe();
+    check_dualpipe(vp_ok);
     return;
   }
   if (p.schedule == ScheduleKind::v_half) {
-    check_v_half();
+    check_v_half(vp_ok);
     return;
   }
+  if (!vp_ok) return;
   if (p.vp > 1 && !interleaved) {
     error("/parallelism/vp", fmt::format("vp = {} needs schedule \"interleaved-1f1b\" (schedule is \"{}\")",
                                          p.vp, name_of(schedule_names(), p.schedule)));
   }
-  // interleaved-1f1b with vp = 1 is what Megatron-Core runs when virtual_pipeline_model_parallel_size is set
-  // to 1 (get_forward_backward_func picks the interleaving function whenever vp is not None): 1F1B's order
+  // interleaved-1f1b with vp = 1 is what Megatron-Core runs when virtual_pipeline_model_parallel_size reaches
+  // it as 1, as Megatron-Bridge passes it (get_forward_backward_func picks the interleaving function whenever
+  // vp is not None; Megatron-LM's arguments.py resets a vp of 1 to None instead): 1F1B's order
   // with Megatron's interleaved warm-up, 2·(pp − stage − 1) forwards, so more activations are held
   // (docs/schedules.md). It is accepted, not refused.
   if (interleaved && p.pp > 1 &&
@@ -190,9 +194,9 @@ void Checker::check_pipeline() {
 // DualPipe keeps two model chunks per rank by construction (one per direction), so vp stays 1; its
 // reference implementation asserts an even number of ranks and an even micro-batch count of at least
 // twice the ranks (schedules/pipeline_schedule.hpp).
-void Checker::check_dualpipe() {
+void Checker::check_dualpipe(bool vp_ok) {
   const auto& p = s_.parallelism;
-  if (p.vp != 1) {
+  if (vp_ok && p.vp != 1) {
     error("/parallelism/vp",
           fmt::format("schedule \"dualpipe\" holds two model chunks per pipeline rank (one per direction) by "
                       "itself: vp must be 1 or absent (got {})",
@@ -224,9 +228,9 @@ void Checker::check_dualpipe() {
 // vocabulary parallelism is vocab-1 or vocab-2; the interlaced pipeline is not implemented on it.
 // Each check stands on its own inputs, so every problem is reported, one message each (as in
 // check_dualpipe): a stray vp does not hide an explicit split or a layer count the chunks cannot share.
-void Checker::check_v_half() {
+void Checker::check_v_half(bool vp_ok) {
   const auto& p = s_.parallelism;
-  if (p.vp != 1) {
+  if (vp_ok && p.vp != 1) {
     error("/parallelism/vp",
           fmt::format("schedule \"v-half\" holds two model chunks per pipeline rank (V placement) by itself: "
                       "vp must be 1 or absent (got {})",

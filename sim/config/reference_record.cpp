@@ -191,6 +191,9 @@ constexpr Field kParallelismFields[] = {
     count("micro_batch", "sequences per micro-batch"),
     count("global_batch", "sequences per step"),
     count("global_batch_tokens", "tokens per step"),
+    count("local_batch",
+          "sequences per data-parallel rank per step, as a framework prints its per-rank batch (torchtitan's "
+          "training.batch_size); context-parallel ranks share one: global_batch = local_batch x dp"),
     one_of("recompute", "activation recomputation", kRecompute),
     one_of("selective_recompute",
            "what selective recomputation re-runs as stated (attention core; op: torchtitan op-level SAC; "
@@ -404,6 +407,7 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.micro_batch = s.integer("micro_batch");
   out.global_batch = s.integer("global_batch");
   out.global_batch_tokens = s.integer("global_batch_tokens");
+  out.local_batch = s.integer("local_batch");
   out.recompute = s.choice("recompute");
   out.selective_recompute = s.choice("selective_recompute");
   out.selective_layer_interval = s.integer("selective_layer_interval");

@@ -35,7 +35,7 @@ struct ReferenceRecord {
   std::optional<std::int64_t> slices;  // TPU multi-slice job: slices joined over DCN
   // parallelism
   std::optional<std::int64_t> tp, pp, dp, cp, ep, etp, vp, zero_stage, micro_batch, global_batch,
-      global_batch_tokens;
+      global_batch_tokens, local_batch;
   std::optional<std::string> fsdp;  // "false" | "full_shard" | "hybrid_shard" | "shard_grad_op"
   std::optional<bool> sequence_parallel, tp_comm_overlap, flash_attention, torch_compile;
   std::optional<std::string> recompute, schedule, pipeline_split, vocab_parallel;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <map>
 
 #include "sim/config/catalog_entries.hpp"
@@ -22,6 +23,17 @@ namespace clustersim::config {
 namespace {
 
 using nlohmann::json;
+
+// The product of positive factors when it stays within `limit` (a record's device count), else nullopt:
+// each stated count may be as large as 2^31 - 1, so a product of three would overflow 64 bits.
+std::optional<std::int64_t> product_within(std::initializer_list<std::int64_t> factors, std::int64_t limit) {
+  std::int64_t p = 1;
+  for (const std::int64_t f : factors) {
+    if (f <= 0 || p > limit / f) return std::nullopt;
+    p *= f;
+  }
+  return p;
+}
 
 // The record builder peeks at a few keys of catalog node and device entries (run reads them with the
 // declared-field reader). A key of the wrong type is a skip reason naming the file and key, never a
@@ -496,14 +508,29 @@ class Builder {
     // one, else the profile's, else 1 - the value parallelism() uses below.
     if (!stated_pp && rec_.tp && rec_.dp) {
       const std::int64_t cp_used = rec_.cp ? *rec_.cp : (profile_ && profile_->cp ? *profile_->cp : 1);
-      const std::int64_t rest = *rec_.tp * cp_used * *rec_.dp;
-      if (rest <= 0 || c_.devices % rest != 0) {
+      const std::optional<std::int64_t> rest = product_within({*rec_.tp, cp_used, *rec_.dp}, c_.devices);
+      if (!rest) {
+        return fmt::format(
+            "parallelism.pp not stated, and stated tp {} · cp {} · stated dp {} is more than the {} devices, so pp "
+            "cannot be derived",
+            *rec_.tp, cp_used, *rec_.dp, c_.devices);
+      }
+      if (c_.devices % *rest != 0) {
         return fmt::format(
             "parallelism.pp not stated, and devices {} are not a multiple of stated tp {} · cp {} · stated dp {} "
             "= {}, so pp cannot be derived",
-            c_.devices, *rec_.tp, cp_used, *rec_.dp, rest);
+            c_.devices, *rec_.tp, cp_used, *rec_.dp, *rest);
       }
-      stated_pp = c_.devices / rest;
+      const std::int64_t derived = c_.devices / *rest;
+      // A framework whose profile declares a pp (FSDP-style tables print the shard degree as "dp", which
+      // need not be the whole data-parallel degree): a derived pp that contradicts it is not a fact.
+      if (profile_ && profile_->pp && *profile_->pp != derived) {
+        return fmt::format(
+            "parallelism.pp not stated: devices {} / (stated tp {} · cp {} · stated dp {}) = {} contradicts the {} "
+            "default pp {} (the stated dp may be a shard degree): state parallelism.pp",
+            c_.devices, *rec_.tp, cp_used, *rec_.dp, derived, profile_->name, *profile_->pp);
+      }
+      stated_pp = derived;
       assume(fmt::format("pp = {} (derived: devices {} / (stated tp {} · cp {} · stated dp {}))", *stated_pp,
                          c_.devices, *rec_.tp, cp_used, *rec_.dp));
     }
@@ -512,9 +539,10 @@ class Builder {
     if (!stated_tp && rec_.dp) {
       const std::optional<std::int64_t> pp_known =
           stated_pp ? stated_pp : (profile_ && profile_->pp ? std::optional<std::int64_t>(*profile_->pp) : std::nullopt);
-      const std::int64_t rest = pp_known ? *pp_known * cp_known * *rec_.dp : 0;
-      if (rest > 0 && c_.devices % rest == 0 && c_.devices / rest > 1) {
-        stated_tp = c_.devices / rest;
+      const std::optional<std::int64_t> rest =
+          pp_known ? product_within({*pp_known, cp_known, *rec_.dp}, c_.devices) : std::nullopt;
+      if (rest && c_.devices % *rest == 0 && c_.devices / *rest > 1) {
+        stated_tp = c_.devices / *rest;
         assume(fmt::format("tp = {} (derived: devices {} / (pp {} · cp {} · stated dp {}){})", *stated_tp,
                            c_.devices, *pp_known, cp_known, *rec_.dp,
                            stated_pp ? "" : fmt::format("; pp {} is the {} default", *pp_known, profile_->name)));
@@ -534,11 +562,14 @@ class Builder {
       assume("cp = 1 (not stated; no context parallelism)");
     }
     if (rec_.ep && *rec_.ep > 1 && !rec_.moe) return std::string("ep > 1 on a dense model");
-    const int model_parallel = *tp * *pp * cp;
-    if (c_.devices % model_parallel != 0) {
-      return fmt::format("{} devices are not a multiple of tp·pp·cp = {}", c_.devices, model_parallel);
+    const std::optional<std::int64_t> model_parallel = product_within({*tp, *pp, cp}, c_.devices);
+    if (!model_parallel) {
+      return fmt::format("tp {} · pp {} · cp {} is more than the {} devices", *tp, *pp, cp, c_.devices);
     }
-    const int dp = c_.devices / model_parallel;
+    if (c_.devices % *model_parallel != 0) {
+      return fmt::format("{} devices are not a multiple of tp·pp·cp = {}", c_.devices, *model_parallel);
+    }
+    const int dp = static_cast<int>(c_.devices / *model_parallel);
     if (rec_.dp && *rec_.dp != dp) {
       return fmt::format("stated dp {} != devices / (tp·pp·cp) = {}", *rec_.dp, dp);
     }
@@ -749,9 +780,17 @@ class Builder {
                            "seq_len {} and is not used",
                            gb, *rec_.global_batch_tokens, gb, seq));
       }
-    } else if (rec_.global_batch_tokens && *rec_.global_batch_tokens % seq == 0) {
+    } else if (rec_.global_batch_tokens) {
+      if (*rec_.global_batch_tokens % seq != 0) {
+        return fmt::format("global_batch_tokens {} is not a multiple of seq_len {}", *rec_.global_batch_tokens, seq);
+      }
       gb = *rec_.global_batch_tokens / seq;
       assume(fmt::format("global_batch = {} sequences (global_batch_tokens / seq_len)", gb));
+    } else if (rec_.local_batch) {
+      gb = *rec_.local_batch * dp_;
+      assume(fmt::format("global_batch = local_batch {} x dp {} = {} sequences (the stated per-rank batch; "
+                         "context-parallel ranks share one)",
+                         *rec_.local_batch, dp_, gb));
     } else if (rec_.micro_batch && profile_ && profile_->global_batch_rule && pp_ > 1 &&
                profile_->micro_batch_rule == std::optional<std::string>("pp-micro-batches")) {
       // The same framework splits each replica's batch into pp pipeline micro-batches.
@@ -760,6 +799,13 @@ class Builder {
                          "replica, no gradient accumulation)",
                          gb, profile_->name));
     } else if (rec_.micro_batch && profile_ && profile_->global_batch_rule) {
+      if (pp_ > 1) {
+        // micro_batch x dp is one micro-batch per replica: with a pipeline the replica runs several, and
+        // this profile has no rule for how many.
+        return fmt::format("global batch not stated, and with pp {} > 1 the micro-batches per replica are not "
+                           "known ({} has no pipeline micro-batch rule): state global_batch or local_batch",
+                           pp_, profile_->name);
+      }
       gb = *rec_.micro_batch * dp_;
       assume(fmt::format("global_batch = micro_batch x dp = {} (not stated; {}: no gradient accumulation)",
                          gb, profile_->name));

@@ -640,6 +640,23 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(ds.size() == 4);
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "an explicit split is not supported"));
+    // A vp the reader already refuses (out of range) hides nothing either: its own message plus the three.
+    doc["parallelism"]["vp"] = 0;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 4);
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vp", "out of range"));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vocab_parallel", "vocab-1 or vocab-2 only"));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pp", "needs the layers (6) divisible by 2·pp = 4"));
+  }
+  SECTION("dualpipe: a refused vp does not hide an odd pp") {
+    doc["parallelism"]["schedule"] = "dualpipe";
+    doc["parallelism"]["vp"] = -3;
+    doc["parallelism"]["pp"] = 3;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vp", "out of range"));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pp", "needs an even pp"));
   }
   SECTION("all problems of a document are reported together") {
     doc["parallelism"]["tp"] = "2";

@@ -571,6 +571,24 @@ TEST_CASE("a stated tp and dp with pp unstated derive pp from the devices left, 
     REQUIRE(v.skipped.size() == 1);
     CHECK(v.skipped.front().reason.find("so pp cannot be derived") != std::string::npos);
   }
+  SECTION("counts whose product overflows 64 bits are a skip, not a wrapped product") {
+    // 2^31 - 1 each: tp·cp·dp is about 2^93; computed naively it wraps (a review found a wrapped product
+    // of 4 deriving pp = 16 from nothing).
+    r["parallelism"]["tp"] = 2147483647;
+    r["parallelism"]["cp"] = 2147483647;
+    r["parallelism"]["dp"] = 2147483647;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("is more than the 64 devices, so pp cannot be derived") !=
+          std::string::npos);
+  }
+  SECTION("a derived pp that contradicts the profile's pp default is a skip (dp may be a shard degree)") {
+    r["framework"] = {{"name", "torchtitan"}, {"version", nullptr}, {"date", "2024-12"}};
+    r["parallelism"] = json::parse(R"({"tp": 2, "dp": 8, "fsdp": true, "micro_batch": 1, "global_batch": 64})");
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("contradicts the torchtitan-2024 default pp 1") != std::string::npos);
+  }
   SECTION("a MoE record: ep is no factor (the expert grid lies over the tp·cp·dp ranks of a stage)") {
     r["model"] = json::parse(R"({"name": "Mixtral 8x7B", "catalog_hint": "mixtral-8x7b", "seq_len": 4096,
       "moe": {"num_experts": 8, "top_k": 2}})");
@@ -581,6 +599,42 @@ TEST_CASE("a stated tp and dp with pp unstated derive pp from the devices left, 
     CHECK(moe.experiment["parallelism"]["pp"] == 4);
     CHECK(moe.experiment["parallelism"]["ep"] == 8);
     CHECK(predict(r) == Approx(moe_stated).epsilon(1e-12));
+  }
+}
+
+// A framework's per-rank batch as printed ("Local batch size 8"): global_batch = local_batch x dp, said. A
+// global_batch_tokens that is no multiple of seq_len says so instead of "not stated"; a profile's
+// micro_batch x dp rule is refused with pp > 1 when the profile does not say how many micro-batches a
+// replica runs (review of 2026-11-26).
+TEST_CASE("local_batch gives global_batch = local_batch x dp, printed; batch readings that would drop work are skips") {
+  json r = base_record();
+  r["parallelism"] = json::parse(R"({"tp": 2, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 64})");
+  const double stated = predict(r);
+  r["parallelism"]["global_batch"] = nullptr;
+  r["parallelism"]["local_batch"] = 8;
+  const auto c = only_case(read(r));
+  CHECK(c.experiment["training"]["global_batch"] == 64);
+  CHECK(mentions(c.assumptions, "global_batch = local_batch 8 x dp 8 = 64 sequences"));
+  CHECK(predict(r) == Approx(stated).epsilon(1e-12));
+  SECTION("a wrong type is an error, not 'not stated'") {
+    r["parallelism"]["local_batch"] = "8";
+    CHECK(first_problem(r).find("/0/parallelism/local_batch") != std::string::npos);
+  }
+  SECTION("global_batch_tokens that is no multiple of seq_len") {
+    r["parallelism"]["local_batch"] = nullptr;
+    r["parallelism"]["global_batch_tokens"] = 1000;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("global_batch_tokens 1000 is not a multiple of seq_len") !=
+          std::string::npos);
+  }
+  SECTION("torchtitan 2025 with pp > 1 and only micro_batch: the micro-batch count is unknown") {
+    r["framework"] = {{"name", "torchtitan"}, {"version", nullptr}, {"date", "2025-06"}};
+    r["parallelism"] = json::parse(R"({"tp": 2, "pp": 4, "dp": 8, "fsdp": true, "micro_batch": 1})");
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("with pp 4 > 1 the micro-batches per replica are not known") !=
+          std::string::npos);
   }
 }
 
