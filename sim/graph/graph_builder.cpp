@@ -225,6 +225,33 @@ struct ChunkParameters {
   [[nodiscard]] double total() const { return dense + experts; }
 };
 
+// The stage the tied embedding's gradient of chunk `role` on `stage` is all-reduced with: the stage that
+// holds the other end (the LM head for the embedding chunk, the embedding for the head chunk), or `stage`
+// itself when it holds both. Megatron-Core's embedding group is the pipeline ranks holding either end
+// (megatron/core/parallel_state.py default_embedding_ranks: the first and last pipeline rank) and
+// finalize_model_grads.py _allreduce_word_embedding_grads skips a group of one rank; the V-Half authors'
+// branch makes it the first rank alone, which holds both the first and the last virtual stage
+// (sail-sg/zero-bubble-pipeline-parallelism 92895b9a, megatron/core/parallel_state.py
+// default_embedding_ranks: [pp_ranks[0]] with zero_bubble_v_schedule). Under DualPipe both end ranks hold
+// the embedding and the head (chunk 0 of stage 0 and chunk 1 of stage p-1 are virtual stage 0, the
+// other two chunks virtual stage p-1): each rank ties its two locally, and the copies' gradients are
+// summed by the mirrored-stage exchange charged below. Roles are indexed stage * v + chunk.
+int tied_peer_stage(const std::vector<ChunkRole>& roles, int stage, int v, const ChunkRole& role) {
+  const auto other_end = [&](int st) {
+    for (int c = 0; c < v; ++c) {
+      const ChunkRole& r = roles[static_cast<std::size_t>(st * v + c)];
+      if ((role.has_embedding && r.has_head) || (role.has_head && r.has_embedding)) return true;
+    }
+    return false;
+  };
+  if (other_end(stage)) return stage;
+  const int stages = static_cast<int>(roles.size()) / v;
+  for (int st = 0; st < stages; ++st) {
+    if (other_end(st)) return st;
+  }
+  return stage;
+}
+
 ChunkParameters chunk_parameters(const Scenario& s, const ParameterCount& pc, const ChunkRole& role) {
   const ParallelismSpec& par = s.parallelism;
   double p = pc.per_layer * (role.layers - role.moe_layers) + pc.moe_layer_shared * role.moe_layers;
@@ -519,12 +546,20 @@ StepGraph build_step_graph(const Scenario& s) {
           t += model.expert_dp_collective_time(op, Bytes(held.experts * grad_elem));
         }
       }
-      if (tied_split && (role.has_embedding || role.has_head)) {
-        // Megatron all-reduces the tied embedding's gradient between the first and last stage: every
-        // rank of the first stage with its peer in the last, all at once.
+      const int tied_peer =
+          tied_split && (role.has_embedding || role.has_head) ? tied_peer_stage(roles, st, v, role) : st;
+      if (tied_peer != st) {
+        // Megatron all-reduces the tied embedding's gradient over its embedding group, the pipeline ranks
+        // holding the embedding (virtual stage 0) and the LM head (the last one): every rank of this
+        // stage with its peer in the stage holding the other end, all at once. Where they sit follows the
+        // schedule's virtual_stage() mapping; when this stage holds both ends (V-Half: both on stage 0;
+        // DualPipe: each end rank holds both) there is nothing to exchange (tied_peer_stage).
         const int stage_ranks = par.tp * par.cp * par.dp;
-        const ConcurrentGroups pairs{
-            .size = 2, .stride = stage_ranks * (p - 1), .first = 0, .count = stage_ranks, .group_stride = 1};
+        const ConcurrentGroups pairs{.size = 2,
+                                     .stride = std::abs(tied_peer - st) * stage_ranks,
+                                     .first = std::min(st, tied_peer) * stage_ranks,
+                                     .count = stage_ranks,
+                                     .group_stride = 1};
         const double emb = static_cast<double>(s.model.vocab) * s.model.hidden / par.tp;
         t += topo.time(CollectiveOp::all_reduce, Bytes(emb * grad_elem), pairs);
       }

@@ -64,7 +64,8 @@ std::optional<std::string> work_over_bounds(const WorkEstimate& w, double scale)
         "the step graph would hold {:.3g} operations ({} micro-batches per step; about {:.3g} GB and {:.3g} "
         "s "
         "to simulate), over the bound of {:.3g}: raise it with --max-cost {} or use fewer micro-batches",
-        w.graph_operations, w.micro_batches, w.graph_operations * 450e-9, w.graph_operations * 2e-6,
+        w.graph_operations, w.micro_batches, w.graph_operations * kGraphOperationBytes / 1e9,
+        w.graph_operations * kGraphOperationSeconds,
         ops_bound, factor_needed(w.graph_operations, kMaxGraphOperations));
   }
   const double replay_bound = kMaxFlowReplayedOperations * scale;
@@ -91,12 +92,12 @@ std::optional<std::string> work_over_bounds(const WorkEstimate& w, double scale)
 }
 
 RunEstimate estimate_run(const WorkEstimate& w) {
-  // The analytic engine (also run beside the flow engine): ~2 µs and ~450 B per graph operation, ~30 MiB of
-  // process (catalogs, code).
+  // The analytic engine (also run beside the flow engine): kGraphOperationSeconds and kGraphOperationBytes
+  // per graph operation (work_bounds.hpp: how they were measured), ~30 MiB of process (catalogs, code).
   constexpr double kMiB = 1048576.0;
   RunEstimate e;
-  e.cpu_seconds = 0.02 + w.graph_operations * 2e-6;
-  e.peak_bytes = 30 * kMiB + w.graph_operations * 450.0;
+  e.cpu_seconds = 0.02 + w.graph_operations * kGraphOperationSeconds;
+  e.peak_bytes = 30 * kMiB + w.graph_operations * kGraphOperationBytes;
   e.path = "analytic";
   if (!w.flow) return e;
   const double d = static_cast<double>(std::max<std::int64_t>(1, w.devices));

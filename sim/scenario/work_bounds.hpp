@@ -4,7 +4,9 @@
 // Estimates (measured on a 2-core machine, docs/limits.md):
 //   - analytic engine: the step graph holds pp × the schedule's ops per stage (m micro-batches per step:
 //     2·m·vp with a fused backward, 3·m for zb-h1 and dualpipe, 6·m for v-half) compute operations and
-//     costs ~2 µs and ~450 B per operation; the bound is 4·10^6 operations (~10 s, ~2 GB);
+//     is charged 0.3 µs and 450 B per operation (kGraphOperationSeconds, kGraphOperationBytes: measured
+//     0.14-0.22 µs and ~150 B); the bound is 4·10^6 operations (estimated 1.2 s and 1.8 GB; measured
+//     0.54 s and 593 MiB at 3.84·10^6);
 //   - flow engine: one SimGrid host per device and ~64-272 flows per device (1,048,576 flows for 16,384
 //     H100 in 34 s, 182 MiB); the bound is 65,536 devices; with flow classes (flow.flow_classes and
 //     flow.symmetry_reduction on an explicit fabric: no SimGrid, docs/flow_engine.md) ~0.1 ms CPU and
@@ -23,6 +25,19 @@
 namespace clustersim {
 
 inline constexpr double kMaxGraphOperations = 4e6;
+
+/// CPU time the analytic engine spends per step-graph operation, for estimate_run and the refusal
+/// message. Measured with tools/bench_analytic_ops.sh (release build, `clustersim run gpt3-175b-a100-1024`
+/// with global_batch = 16·m, m = 5,000 to 80,000, i.e. 8·10^4 to 3.84·10^6 operations, five runs per size,
+/// median of user + system time from /usr/bin/time) on the 2-core machine at load average ≈ 5, 2026-11-26:
+/// least-squares slopes of the medians 0.135 µs (interleaved-1f1b vp 3, zb-h1), 0.142 µs (v-half) and
+/// 0.216 µs (1f1b) per operation, intercepts 0.02-0.06 s; the median per operation at 0.96·10^6 operations
+/// 0.16-0.23 µs. 0.3 µs is above every slope and every median from 1.6·10^5 operations on (the estimate
+/// overstates by 1.2-2.2x there), so the estimate errs long; it was 2 µs (about 10x too long) before.
+inline constexpr double kGraphOperationSeconds = 0.3e-6;
+/// Peak memory per step-graph operation: measured ~151 B (slopes of the same runs' peak RSS, 40 MiB
+/// intercept); 450 B is kept as the conservative figure of the memory estimate and the refusal message.
+inline constexpr double kGraphOperationBytes = 450.0;
 inline constexpr double kMaxFlowDevices = 65536;
 inline constexpr double kMaxFlowClassDevices = 262144;
 inline constexpr double kMaxSweepPoints = 1e7;
@@ -47,7 +62,8 @@ WorkEstimate estimate_work(const Scenario& s, bool flow_engine);
 /// How long one prediction would take and how much memory it would hold, before it runs (`run --estimate`
 /// and the flow engine's progress line). A model, not a measurement: power laws in the device count fitted
 /// to the flow-engine scaling curves of docs/flow_engine.md (tools/bench_flow_scaling.sh, CPU time of a
-/// 2-core machine) plus the analytic engine's ~2 µs and ~450 B per graph operation. docs/limits.md
+/// 2-core machine) plus the analytic engine's kGraphOperationSeconds and kGraphOperationBytes per graph
+/// operation. docs/limits.md
 /// states how far off it was measured to be (tools/bench_flow_estimate.sh).
 struct RunEstimate {
   double cpu_seconds = 0;  // user + system time of one core
