@@ -568,7 +568,7 @@ class Builder {
       if (rec_.moe_overlap) {
         par_["moe_overlap"] = *rec_.moe_overlap;
       } else if (ep > 1 && rec_.schedule != std::optional<std::string>("dualpipe")) {
-        assume("moe_overlap = none (not stated: the all-to-alls are exposed, Megatron-Core's default)");
+        assume("moe_overlap = none (not stated: the all-to-alls are exposed, not overlapped with compute)");
       }
     }
 
