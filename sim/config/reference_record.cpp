@@ -61,6 +61,7 @@ constexpr std::array<std::string_view, 3> kAttentionKernel{"flash-2", "flash-1",
 constexpr std::array<std::string_view, 4> kVocabParallel{"none", "vocab-1", "vocab-2", "interlaced"};
 constexpr std::array<std::string_view, 3> kMoeOverlap{"none", "shared-expert", "compute"};
 constexpr std::array<std::string_view, 7> kCompute{"bf16", "fp16", "16-bit", "fp8", "fp4", "tf32", "fp32"};
+constexpr std::array<std::string_view, 3> kGradientReduce{"fp32", "bf16", "fp16"};
 constexpr std::array<std::string_view, 3> kBasis{"model", "hardware", "unknown"};
 constexpr std::array<std::string_view, 3> kConfidence{"high", "medium", "low"};
 constexpr std::array<std::string_view, 3> kFsdp{"full_shard", "hybrid_shard", "shard_grad_op"};
@@ -238,6 +239,10 @@ constexpr Field kPrecisionFields[] = {
            kCompute),
     flag("fp8_attention", "attention in FP8 too"),
     string("fp8_recipe", "FP8 scaling recipe as stated"),
+    one_of("gradient_reduce",
+           "precision the data-parallel gradient reduction runs in, as the source or the framework's code states "
+           "it (e.g. FSDP2 MixedPrecisionPolicy.reduce_dtype); unstated: the profile's gradient_precision",
+           kGradientReduce),
 };
 constexpr Section kPrecisionSection{"record-precision", "/*/precision", "numeric formats", kPrecisionFields};
 
@@ -522,6 +527,7 @@ void read_reference_record(const nlohmann::json& value, std::size_t index, ReadC
         o.compute = p.choice("compute");
         o.fp8_attention = p.boolean("fp8_attention");
         o.fp8_recipe = p.string("fp8_recipe");
+        o.gradient_reduce = p.choice("gradient_reduce");
       },
       out, false);
   out.flash_attention = s.boolean("flash_attention");

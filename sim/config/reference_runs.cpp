@@ -872,7 +872,9 @@ class Builder {
       return std::string("attention_kernel is stated but flash_attention is off");
     }
     std::string gradient = "fp32";
-    if (profile_ && profile_->gradient_precision.contains(precision)) {
+    if (rec_.gradient_reduce) {
+      gradient = *rec_.gradient_reduce;
+    } else if (profile_ && profile_->gradient_precision.contains(precision)) {
       gradient = profile_->gradient_precision[precision].get<std::string>();
       if (dp_ > 1)
         assume(fmt::format("gradient reduce in {} ({} default for {})", gradient, profile_->name, precision));

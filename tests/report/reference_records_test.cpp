@@ -1062,12 +1062,19 @@ TEST_CASE("NeMo AutoModel records take the AutoModel profile of their date; its 
   const auto moe_era = only_case(read(r));
   // The profiles are chosen by date only; nemo-automodel-2025 holds the MoE path's defaults, which this dense
   // record also gets (said in the profile's description and docs/validation.md: a dense 2025 record must state
-  // fsdp, and no record field states the gradient-reduction precision).
+  // fsdp and precision.gradient_reduce).
   CHECK(moe_era.profile == "nemo-automodel-2025");
   CHECK(moe_era.experiment["training"]["recompute"] == "none");
   CHECK(moe_era.experiment["training"]["gradient_precision"] == "fp32");  // the MoE parallelizer's reduce_dtype
   CHECK(moe_era.experiment["parallelism"]["zero_stage"] == 3);            // a stated fsdp true wins
   CHECK(mentions(moe_era.assumptions, "gradient reduce in fp32 (nemo-automodel-2025 default for bf16)"));
+  r["precision"]["gradient_reduce"] = "bf16";  // stated (e.g. a dense record: FSDP2Manager's BF16 reduce) wins
+  const auto stated = only_case(read(r));
+  CHECK(stated.experiment["training"]["gradient_precision"] == "bf16");
+  CHECK_FALSE(mentions(stated.assumptions, "gradient reduce in"));
+  r["precision"]["gradient_reduce"] = "int8";
+  CHECK(first_problem(r).find("unit.json:/0/precision/gradient_reduce: unknown value \"int8\"") != std::string::npos);
+  r["precision"].erase("gradient_reduce");
   r["parallelism"]["fsdp"] = "shard_grad_op";  // FSDP2 reshard_after_forward=False
   CHECK(only_case(read(r)).experiment["parallelism"]["zero_stage"] == 2);
   r["parallelism"].erase("fsdp");
