@@ -160,10 +160,6 @@ std::optional<WithTp> with_tp(ObjectReader& r, std::string_view key) {
   return std::nullopt;
 }
 
-bool is_month(const std::string& s) {
-  return std::regex_match(s, std::regex("[0-9]{4}-(0[1-9]|1[0-2])"));
-}
-
 void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   p.precision = choice(d, "precision");
   p.recompute = choice(d, "recompute");
@@ -286,6 +282,10 @@ FrameworkProfile read_profile(const fs::path& file) {
 }
 
 }  // namespace
+
+bool is_month(const std::string& s) {
+  return std::regex_match(s, std::regex("[0-9]{4}-(0[1-9]|1[0-2])"));
+}
 
 const Section kProfileSection{"profile", "", "a framework profile (configs/profiles, docs/validation.md)",
                               kProfileFields};

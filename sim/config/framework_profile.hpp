@@ -93,6 +93,9 @@ std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, i
 /// 2025 §6 compare against; reference_runs.cpp estimates the extras from the model's FLOPs).
 std::vector<int> balanced_pipeline_split(int layers, int chunks, double first_extra, double last_extra);
 
+/// True when `s` is a month "YYYY-MM" with MM in 01..12 (profile dates; record dates use it too).
+bool is_month(const std::string& s);
+
 /// The profile named `name`, or nullptr.
 const FrameworkProfile* find_profile(const std::vector<FrameworkProfile>& profiles, const std::string& name);
 

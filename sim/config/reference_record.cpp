@@ -5,6 +5,7 @@
 #include <array>
 #include <regex>
 
+#include "sim/config/framework_profile.hpp"
 #include "sim/config/object_reader.hpp"
 #include "sim/config/pipeline_layout.hpp"
 
@@ -60,6 +61,7 @@ constexpr std::array<std::string_view, 3> kAttentionKernel{"flash-2", "flash-1",
 constexpr std::array<std::string_view, 4> kVocabParallel{"none", "vocab-1", "vocab-2", "interlaced"};
 constexpr std::array<std::string_view, 3> kMoeOverlap{"none", "shared-expert", "compute"};
 constexpr std::array<std::string_view, 7> kCompute{"bf16", "fp16", "16-bit", "fp8", "fp4", "tf32", "fp32"};
+constexpr std::array<std::string_view, 3> kGradientReduce{"fp32", "bf16", "fp16"};
 constexpr std::array<std::string_view, 3> kBasis{"model", "hardware", "unknown"};
 constexpr std::array<std::string_view, 3> kConfidence{"high", "medium", "low"};
 constexpr std::array<std::string_view, 3> kFsdp{"full_shard", "hybrid_shard", "shard_grad_op"};
@@ -240,6 +242,10 @@ constexpr Field kPrecisionFields[] = {
            kCompute),
     flag("fp8_attention", "attention in FP8 too"),
     string("fp8_recipe", "FP8 scaling recipe as stated"),
+    one_of("gradient_reduce",
+           "precision the data-parallel gradient reduction runs in, as the source or the framework's code states "
+           "it (e.g. FSDP2 MixedPrecisionPolicy.reduce_dtype); unstated: the profile's gradient_precision",
+           kGradientReduce),
 };
 constexpr Section kPrecisionSection{"record-precision", "/*/precision", "numeric formats", kPrecisionFields};
 
@@ -323,15 +329,31 @@ void read_source(ObjectReader& r, ReferenceRecord& out) {
     s.text(key);
 }
 
+// "YYYY-MM" with a month 01..12 (the profile reader's is_month), or "YYYY-MM-DD" with a day that exists in
+// that month (Gregorian leap years).
+bool is_date(const std::string& d) {
+  if (d.size() == 7) return is_month(d);
+  if (d.size() != 10 || !is_month(d.substr(0, 7)) || !std::regex_match(d.substr(7), std::regex("-[0-9]{2}")))
+    return false;
+  const int year = std::stoi(d.substr(0, 4));
+  const int month = std::stoi(d.substr(5, 2));
+  const int day = std::stoi(d.substr(8, 2));
+  constexpr std::array<int, 12> kDays{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  const int last = kDays[static_cast<std::size_t>(month - 1)] + (month == 2 && leap ? 1 : 0);
+  return day >= 1 && day <= last;
+}
+
 void read_framework(ObjectReader& r, ReferenceRecord& out) {
   Stated s{r};
   out.framework = s.choice("name").value_or("");
   if (!r.has("name") && r.valid()) r.error("name", "missing required key");
   out.framework_version = s.string("version").value_or("");
   out.framework_date = s.string("date").value_or("");
-  if (!out.framework_date.empty() &&
-      !std::regex_match(out.framework_date, std::regex("[0-9]{4}-[0-9]{2}(-[0-9]{2})?"))) {
-    r.error("date", fmt::format("\"{}\" is not a date (expected YYYY-MM)", out.framework_date));
+  if (!out.framework_date.empty() && !is_date(out.framework_date)) {
+    r.error("date", fmt::format("\"{}\" is not a date (expected YYYY-MM with month 01..12, or YYYY-MM-DD with a "
+                                "day of that month)",
+                                out.framework_date));
   }
 }
 
@@ -509,6 +531,7 @@ void read_reference_record(const nlohmann::json& value, std::size_t index, ReadC
         o.compute = p.choice("compute");
         o.fp8_attention = p.boolean("fp8_attention");
         o.fp8_recipe = p.string("fp8_recipe");
+        o.gradient_reduce = p.choice("gradient_reduce");
       },
       out, false);
   out.flash_attention = s.boolean("flash_attention");

@@ -48,6 +48,7 @@ struct ReferenceRecord {
   std::optional<std::string> moe_overlap;  // none | shared-expert | compute (MoE records)
   // precision
   std::optional<std::string> compute, fp8_recipe;
+  std::optional<std::string> gradient_reduce;  // fp32 | bf16 | fp16: the DP gradient reduction's precision
   std::optional<bool> fp8_attention;
   // measured, in the order of preference for the primary metric
   std::vector<std::pair<std::string, double>> measured;

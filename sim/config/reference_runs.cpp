@@ -599,7 +599,7 @@ class Builder {
       if (rec_.moe_overlap) {
         par_["moe_overlap"] = *rec_.moe_overlap;
       } else if (ep > 1 && rec_.schedule != std::optional<std::string>("dualpipe")) {
-        assume("moe_overlap = none (not stated: the all-to-alls are exposed, Megatron-Core's default)");
+        assume("moe_overlap = none (not stated: the all-to-alls are exposed, not overlapped with compute)");
       }
     }
 
@@ -918,7 +918,9 @@ class Builder {
       return std::string("attention_kernel is stated but flash_attention is off");
     }
     std::string gradient = "fp32";
-    if (profile_ && profile_->gradient_precision.contains(precision)) {
+    if (rec_.gradient_reduce) {
+      gradient = *rec_.gradient_reduce;
+    } else if (profile_ && profile_->gradient_precision.contains(precision)) {
       gradient = profile_->gradient_precision[precision].get<std::string>();
       if (dp_ > 1)
         assume(fmt::format("gradient reduce in {} ({} default for {})", gradient, profile_->name, precision));

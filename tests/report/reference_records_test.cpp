@@ -1114,11 +1114,21 @@ TEST_CASE("NeMo AutoModel records take the AutoModel profile of their date; its 
   r["framework"] = {{"name", "nemo-automodel"}, {"version", nullptr}, {"date", "2025-10"}};
   r["parallelism"] = {{"tp", nullptr}, {"pp", nullptr}, {"fsdp", true}, {"micro_batch", 1}, {"global_batch", 128}};
   const auto moe_era = only_case(read(r));
+  // The profiles are chosen by date only; nemo-automodel-2025 holds the MoE path's defaults, which this dense
+  // record also gets (said in the profile's description and docs/validation.md: a dense 2025 record must state
+  // fsdp and precision.gradient_reduce).
   CHECK(moe_era.profile == "nemo-automodel-2025");
   CHECK(moe_era.experiment["training"]["recompute"] == "none");
   CHECK(moe_era.experiment["training"]["gradient_precision"] == "fp32");  // the MoE parallelizer's reduce_dtype
   CHECK(moe_era.experiment["parallelism"]["zero_stage"] == 3);            // a stated fsdp true wins
   CHECK(mentions(moe_era.assumptions, "gradient reduce in fp32 (nemo-automodel-2025 default for bf16)"));
+  r["precision"]["gradient_reduce"] = "bf16";  // stated (e.g. a dense record: FSDP2Manager's BF16 reduce) wins
+  const auto stated = only_case(read(r));
+  CHECK(stated.experiment["training"]["gradient_precision"] == "bf16");
+  CHECK_FALSE(mentions(stated.assumptions, "gradient reduce in"));
+  r["precision"]["gradient_reduce"] = "int8";
+  CHECK(first_problem(r).find("unit.json:/0/precision/gradient_reduce: unknown value \"int8\"") != std::string::npos);
+  r["precision"].erase("gradient_reduce");
   r["parallelism"]["fsdp"] = "shard_grad_op";  // FSDP2 reshard_after_forward=False
   CHECK(only_case(read(r)).experiment["parallelism"]["zero_stage"] == 2);
   r["parallelism"].erase("fsdp");
@@ -1128,25 +1138,65 @@ TEST_CASE("NeMo AutoModel records take the AutoModel profile of their date; its 
   CHECK(dense_era.profile == "nemo-automodel-2026");
   CHECK(dense_era.experiment["training"]["gradient_precision"] == "bf16");  // FSDP2Config's mp_policy
   CHECK(dense_era.experiment["parallelism"]["zero_stage"] == 3);
+  r["framework"]["date"] = "2026-05";  // 6ec67a855 switched the reduce to FP32: no profile reads that code
+  const ValidationResult after = run_validation(read(r), kPaths);
+  REQUIRE(after.skipped.size() == 1);
+  CHECK(after.skipped.front().reason.find("framework \"nemo-automodel\" at 2026-05") != std::string::npos);
   r["framework"]["date"] = "2024-10";  // before AutoModel: no profile, the record says what is missing
   const ValidationResult v = run_validation(read(r), kPaths);
   REQUIRE(v.skipped.size() == 1);
   CHECK(v.skipped.front().reason.find("framework \"nemo-automodel\" at 2024-10") != std::string::npos);
 }
 
-TEST_CASE("AutoPipeline's split of 61 layers over 32 virtual stages, as a stated layout, runs as written") {
-  // functional.py generate_hf_model_fqn_per_model_part: 61 // 32 = 1 layer per stage, the first 61 % 32 = 29
-  // stages one more; embedding on stage 0 and the head on stage 31, neither counted as a layer.
+// AutoPipeline's split, mirrored from NVIDIA-NeMo/Automodel @8d9bfb90e
+// nemo_automodel/components/distributed/pipelining/functional.py: calculate_virtual_stages makes
+// ceil(layers / layers_per_stage) + 1 virtual stages (l.162; here without rounding to a multiple of pp), and
+// generate_hf_model_fqn_per_model_part gives every stage layers // stages layers and the first
+// layers % stages stages one more (l.114-126). Stage s runs on pp rank s % pp, so the list is already in
+// virtual-stage order (k = chunk·pp + rank).
+namespace {
+std::vector<int> autopipeline_split(int layers, int layers_per_stage, int pp) {
+  const int stages = (layers + layers_per_stage - 1) / layers_per_stage + 1;
+  REQUIRE(stages % pp == 0);
+  std::vector<int> split(static_cast<std::size_t>(stages), layers / stages);
+  for (int s = 0; s < layers % stages; ++s) ++split[static_cast<std::size_t>(s)];
+  return split;
+}
+}  // namespace
+
+TEST_CASE("AutoPipeline's split, stated as a layout, gives the layers AutoPipeline computes") {
   json r = base_record();
   r["framework"] = {{"name", "nemo-automodel"}, {"version", nullptr}, {"date", "2025-10"}};
-  r["model"]["layers"] = 61;
-  r["hardware"]["count"] = 32;
-  r["parallelism"] = {{"tp", 1},         {"pp", 4},    {"vp", 8},         {"fsdp", "shard_grad_op"},
-                      {"micro_batch", 1}, {"global_batch", 64}, {"schedule", "interleaved"},
-                      {"pipeline_layout", "Ett|(tt|)*28t|t|tL"}};
-  const auto c = only_case(read(r));
-  std::vector<int> expected(29, 2);
-  expected.insert(expected.end(), {1, 1, 1});
-  CHECK(c.experiment["parallelism"]["pipeline_layers"] == json(expected));
-  CHECK(predict(r) > 0);
+  SECTION("DeepSeek-V3 / Kimi-K2: 61 layers, layers_per_stage 2, pp 4 (32 stages, vp 8)") {
+    r["model"]["layers"] = 61;
+    r["hardware"]["count"] = 32;
+    r["parallelism"] = {{"tp", 1},         {"pp", 4},    {"vp", 8},         {"fsdp", "shard_grad_op"},
+                        {"micro_batch", 1}, {"global_batch", 64}, {"schedule", "interleaved"},
+                        {"pipeline_layout", "Ett|(tt|)*28t|t|tL"}};  // the records' layout
+    CHECK(only_case(read(r)).experiment["parallelism"]["pipeline_layers"] == json(autopipeline_split(61, 2, 4)));
+  }
+  SECTION("26 layers, layers_per_stage 3, pp 2 (10 stages, vp 5): the remainder goes to the first stages") {
+    r["model"]["layers"] = 26;
+    r["hardware"]["count"] = 8;
+    r["parallelism"] = {{"tp", 1},         {"pp", 2},    {"vp", 5},         {"fsdp", "shard_grad_op"},
+                        {"micro_batch", 1}, {"global_batch", 64}, {"schedule", "interleaved"},
+                        {"pipeline_layout", "Ettt|ttt|ttt|ttt|ttt|ttt|tt|tt|tt|ttL"}};
+    CHECK(only_case(read(r)).experiment["parallelism"]["pipeline_layers"] == json(autopipeline_split(26, 3, 2)));
+  }
+}
+
+TEST_CASE("a record's framework date is a real month (and day), else one located message") {
+  json r = base_record();
+  for (const char* ok : {"2025-10", "2025-12", "2024-02-29", "2025-10-31"}) {
+    r["framework"]["date"] = ok;
+    INFO(ok);
+    CHECK(first_problem(r).empty());
+  }
+  for (const char* bad : {"2025-13", "2025-00", "2025-10-99", "2025-10-00", "2025-02-29", "2025-04-31"}) {
+    r["framework"]["date"] = bad;
+    INFO(bad);
+    CHECK(first_problem(r) == fmt::format("unit.json:/0/framework/date: \"{}\" is not a date (expected YYYY-MM with "
+                                          "month 01..12, or YYYY-MM-DD with a day of that month)",
+                                          bad));
+  }
 }
