@@ -522,9 +522,12 @@ class Builder {
             c_.devices, *rec_.tp, cp_used, *rec_.dp, *rest);
       }
       const std::int64_t derived = c_.devices / *rest;
-      // A framework whose profile declares a pp (FSDP-style tables print the shard degree as "dp", which
-      // need not be the whole data-parallel degree): a derived pp that contradicts it is not a fact.
-      if (profile_ && profile_->pp && *profile_->pp != derived) {
+      // An FSDP-style record (stated fsdp, or a ZeRO-3 profile) of a framework whose profile declares a pp:
+      // its table may print the shard degree as "dp", which need not be the whole data-parallel degree, so a
+      // derived pp that contradicts the profile's is not a fact.
+      const bool fsdp_style = (rec_.fsdp && *rec_.fsdp != "false") ||
+                              (!rec_.fsdp && profile_ && profile_->zero_stage && *profile_->zero_stage >= 3);
+      if (fsdp_style && profile_ && profile_->pp && *profile_->pp != derived) {
         return fmt::format(
             "parallelism.pp not stated: devices {} / (stated tp {} · cp {} · stated dp {}) = {} contradicts the {} "
             "default pp {} (the stated dp may be a shard degree): state parallelism.pp",
@@ -773,8 +776,18 @@ class Builder {
   std::optional<std::string> training() {
     const std::int64_t seq = model_["seq_len"].get<std::int64_t>();
     std::int64_t gb = 0;
+    // A global batch built from stated counts stays within what a stated global_batch may be (2^31 - 1).
+    constexpr std::int64_t kMaxGlobalBatch = 2147483647;
+    const auto too_large = [&](std::string_view what) {
+      return fmt::format("global batch {} is more than {} sequences", what, kMaxGlobalBatch);
+    };
     if (rec_.global_batch) {
       gb = *rec_.global_batch;
+      if (rec_.local_batch && gb != *rec_.local_batch * std::int64_t{dp_}) {
+        return fmt::format("stated global_batch {} != local_batch {} x dp {} (local_batch is the per-rank batch "
+                           "of one step)",
+                           gb, *rec_.local_batch, dp_);
+      }
       if (rec_.global_batch_tokens && *rec_.global_batch_tokens != gb * seq) {
         assume(fmt::format("global_batch = {} sequences as stated; the stated global_batch_tokens {} is not {} x "
                            "seq_len {} and is not used",
@@ -787,14 +800,18 @@ class Builder {
       gb = *rec_.global_batch_tokens / seq;
       assume(fmt::format("global_batch = {} sequences (global_batch_tokens / seq_len)", gb));
     } else if (rec_.local_batch) {
-      gb = *rec_.local_batch * dp_;
-      assume(fmt::format("global_batch = local_batch {} x dp {} = {} sequences (the stated per-rank batch; "
-                         "context-parallel ranks share one)",
+      const auto p = product_within({*rec_.local_batch, dp_}, kMaxGlobalBatch);
+      if (!p) return too_large(fmt::format("local_batch {} x dp {}", *rec_.local_batch, dp_));
+      gb = *p;
+      assume(fmt::format("global_batch = local_batch {} x dp {} = {} sequences (the stated per-rank batch of one "
+                         "step, no gradient accumulation; context-parallel ranks share one)",
                          *rec_.local_batch, dp_, gb));
     } else if (rec_.micro_batch && profile_ && profile_->global_batch_rule && pp_ > 1 &&
                profile_->micro_batch_rule == std::optional<std::string>("pp-micro-batches")) {
       // The same framework splits each replica's batch into pp pipeline micro-batches.
-      gb = *rec_.micro_batch * pp_ * dp_;
+      const auto p = product_within({*rec_.micro_batch, pp_, dp_}, kMaxGlobalBatch);
+      if (!p) return too_large(fmt::format("micro_batch {} x pp {} x dp {}", *rec_.micro_batch, pp_, dp_));
+      gb = *p;
       assume(fmt::format("global_batch = micro_batch x pp x dp = {} (not stated; {}: pp pipeline micro-batches per "
                          "replica, no gradient accumulation)",
                          gb, profile_->name));
@@ -806,11 +823,13 @@ class Builder {
                            "known ({} has no pipeline micro-batch rule): state global_batch or local_batch",
                            pp_, profile_->name);
       }
-      gb = *rec_.micro_batch * dp_;
+      const auto p = product_within({*rec_.micro_batch, dp_}, kMaxGlobalBatch);
+      if (!p) return too_large(fmt::format("micro_batch {} x dp {}", *rec_.micro_batch, dp_));
+      gb = *p;
       assume(fmt::format("global_batch = micro_batch x dp = {} (not stated; {}: no gradient accumulation)",
                          gb, profile_->name));
     } else {
-      return std::string("global batch not stated (global_batch or global_batch_tokens)");
+      return std::string("global batch not stated (global_batch, global_batch_tokens or local_batch)");
     }
     int mb = 0;
     if (rec_.micro_batch) {

@@ -589,6 +589,13 @@ TEST_CASE("a stated tp and dp with pp unstated derive pp from the devices left, 
     REQUIRE(v.skipped.size() == 1);
     CHECK(v.skipped.front().reason.find("contradicts the torchtitan-2024 default pp 1") != std::string::npos);
   }
+  SECTION("a record that is not FSDP-style derives pp even where its profile declares one") {
+    // Megatron-LM 2020's profile declares pp 1 (the argument default); a stated tp and dp still fix pp.
+    r["framework"] = {{"name", "megatron-lm"}, {"version", nullptr}, {"date", "2020-11"}};
+    const auto mlm = only_case(read(r));
+    CHECK(mlm.experiment["parallelism"]["pp"] == 4);
+    CHECK(mentions(mlm.assumptions, "pp = 4 (derived: devices 64 / (stated tp 2"));
+  }
   SECTION("a MoE record: ep is no factor (the expert grid lies over the tp·cp·dp ranks of a stage)") {
     r["model"] = json::parse(R"({"name": "Mixtral 8x7B", "catalog_hint": "mixtral-8x7b", "seq_len": 4096,
       "moe": {"num_experts": 8, "top_k": 2}})");
@@ -619,6 +626,18 @@ TEST_CASE("local_batch gives global_batch = local_batch x dp, printed; batch rea
   SECTION("a wrong type is an error, not 'not stated'") {
     r["parallelism"]["local_batch"] = "8";
     CHECK(first_problem(r).find("/0/parallelism/local_batch") != std::string::npos);
+  }
+  SECTION("a stated global_batch that contradicts local_batch x dp is a skip") {
+    r["parallelism"]["global_batch"] = 128;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("stated global_batch 128 != local_batch 8 x dp 8") != std::string::npos);
+  }
+  SECTION("local_batch x dp past 2^31 - 1 sequences is a skip, not an overflow") {
+    r["parallelism"]["local_batch"] = 2147483647;
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("is more than 2147483647 sequences") != std::string::npos);
   }
   SECTION("global_batch_tokens that is no multiple of seq_len") {
     r["parallelism"]["local_batch"] = nullptr;
