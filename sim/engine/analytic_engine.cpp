@@ -8,6 +8,7 @@
 #include "sim/collectives/multislice.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/straggler_effect.hpp"
+#include "sim/graph/op_cost.hpp"
 
 namespace clustersim {
 
@@ -202,13 +203,11 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
     const LayerRange lr = virtual_stage_layers(par, s.model.layers, virtual_stage(spec, stage, c));
     in.layers_on_stage += lr.count;
     in.moe_layers_on_stage += s.model.moe_layers_in(lr.first, lr.first + lr.count);
-    if (is_quantised(tr.precision)) {
-      const int last = lr.first + lr.count;
-      const TrainingSpec::Bf16Ranges r = tr.bf16_ranges(s.model.layers, lr.first, last);
-      in.bf16_layers_on_stage += (r.head_end - lr.first) + (last - r.tail_from);
-      in.bf16_moe_layers_on_stage +=
-          s.model.moe_layers_in(lr.first, r.head_end) + s.model.moe_layers_in(r.tail_from, last);
-    }
+    // The layers the precision recipe keeps in BF16, counted as the op-cost model counts them.
+    ChunkRole kept;
+    set_bf16_layers(kept, s, lr.first, lr.count);
+    in.bf16_layers_on_stage += kept.bf16_layers;
+    in.bf16_moe_layers_on_stage += kept.bf16_moe_layers;
   }
   in.ep = par.ep;
   in.etp = par.etp;
