@@ -129,8 +129,8 @@ constexpr Field kParallelismFields[] = {
     {.key = "pipeline_p2p",
      .kind = FieldKind::choice,
      .doc = "pipeline sends/receives: megatron (each TP rank sends its 1/tp slice, the transfer runs beside "
-            "the compute stream) or deepspeed (DeepSpeed PipelineEngine: blocking broadcasts on the compute "
-            "stream, activations sliced and all-gathered, gradients sent whole by every TP rank; "
+            "the compute stream) or deepspeed (DeepSpeed PipelineEngine: blocking transfers on the compute "
+            "stream, activations and gradients sent as 1/tp slices and all-gathered; "
             "docs/model.md)",
      .fallback = "\"megatron\"",
      .choices = kPipelineP2pChoices},

@@ -389,17 +389,22 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
       p2p_ += tp_time(CollectiveOp::all_gather, act_bytes);
     }
     if (par.pipeline_p2p_blocking) {
-      // DeepSpeed's PipelineEngine (microsoft/DeepSpeed 4ad8019, 2021-09; unchanged in 29bee73 of
-      // 2021-10): deepspeed/runtime/pipe/p2p.py send()/recv() are dist.broadcast() calls in a two-rank
-      // group with async_op forced to False, so the compute stream waits for every transfer;
-      // runtime/pipe/engine.py sets is_pipe_partitioned = is_model_parallel and is_grad_partitioned =
-      // False: the forward output is a PartitionedTensor (each TP rank sends its 1/tp slice, the receiver
-      // all-gathers it: part_input.full()), the gradient goes back whole from every TP rank, and the stage
-      // that receives it first all-gathers its own partitioned output again (_exec_recv_grads).
+      // DeepSpeed's PipelineEngine as BigScience ran it (microsoft/DeepSpeed: the
+      // big-science branch from a096d32d7 of 2021-06-11, master from e2fdd254e "Big science related
+      // changes" of 2021-09-29; read at 29bee73 of 2021-10-21): runtime/pipe/p2p.py send()/recv() assert
+      // async_op False (dist.send/recv from torch 1.8, a two-rank dist.broadcast before), so the compute
+      // stream waits for every transfer; runtime/pipe/engine.py lines 131-132 set is_pipe_partitioned =
+      // is_grad_partitioned = is_model_parallel: the forward output and the input gradient both go as
+      // PartitionedTensors (each TP rank sends its 1/tp slice, _exec_send_activations /
+      // _exec_send_grads), the receiver all-gathers an activation (part_input.full()), and before its
+      // backward a stage all-gathers both its own partitioned output and the received gradient
+      // (_exec_backward_pass: part_output.full(), part_grad.full()). Master before e2fdd254e (4ad8019,
+      // 2021-09-18: is_grad_partitioned = False) sent the gradient whole from every TP rank; the BigScience
+      // records postdate both changes, and that variant is not modelled.
       const ConcurrentGroups pairs{
           .size = 2, .stride = stage_ranks, .first = 0, .count = stage_ranks, .group_stride = 1};
       ds_act_ = topo.time(CollectiveOp::send_recv, slice, pairs);
-      ds_grad_ = topo.time(CollectiveOp::send_recv, act_bytes, pairs);
+      ds_grad_ = ds_act_;
       ds_gather_ = par.tp > 1 ? tp_time(CollectiveOp::all_gather, act_bytes) : Seconds(0);
     }
   }
@@ -648,15 +653,17 @@ ChunkCosts OpCostModel::chunk_costs(const ChunkRole& role) const {
     if (role.has_prev) {
       c.forward.pp_comm += ds_act_;         // receive the activation slice
       c.forward.tp_comm += ds_gather_;      // part_input.full()
-      c.backward.pp_comm += ds_grad_;       // send the whole input gradient
+      c.backward.pp_comm += ds_grad_;       // send the input gradient's slice
       c.backward_input.pp_comm += ds_grad_;
     }
     if (role.has_next) {
       c.forward.pp_comm += ds_act_;         // send the output slice
-      c.backward.pp_comm += ds_grad_;       // receive the whole output gradient
-      c.backward.tp_comm += ds_gather_;     // rebuild the partitioned output before the backward
+      c.backward.pp_comm += ds_grad_;       // receive the output gradient's slice
+      // Before the backward: rebuild the partitioned output (part_output.full()) and the received
+      // gradient (part_grad.full()).
+      c.backward.tp_comm += 2.0 * ds_gather_;
       c.backward_input.pp_comm += ds_grad_;
-      c.backward_input.tp_comm += ds_gather_;
+      c.backward_input.tp_comm += 2.0 * ds_gather_;
     }
   }
   // Fixed cost of every pipeline op (host dispatch, stream synchronisation around its send/receive).

@@ -157,8 +157,8 @@ class OpCostModel {
   BytesPerSecond vocab_bw_{0};
   LayerCosts mtp_;  // one multi-token-prediction module (its block, projection, embedding and head)
   Seconds p2p_{0};
-  // pipeline_p2p "deepspeed": one activation slice (1/tp of it per TP rank), one whole gradient per TP
-  // rank, and the TP all-gather that rebuilds a partitioned activation.
+  // pipeline_p2p "deepspeed": one activation slice and one gradient slice (1/tp of each per TP rank),
+  // and the TP all-gather that rebuilds a partitioned activation or gradient.
   Seconds ds_act_{0}, ds_grad_{0}, ds_gather_{0};
   BytesPerSecond dp_bandwidth_{0};
   std::shared_ptr<const TopologyCollectives> topo_;

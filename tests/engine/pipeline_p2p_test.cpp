@@ -1,6 +1,7 @@
-// pipeline_p2p "deepspeed": DeepSpeed's PipelineEngine transfers (microsoft/DeepSpeed 4ad8019,
-// runtime/pipe/p2p.py and engine.py) block the compute stream; activations go as 1/tp slices, gradients
-// whole from every TP rank.
+// pipeline_p2p "deepspeed": DeepSpeed's PipelineEngine transfers (microsoft/DeepSpeed 29bee73,
+// runtime/pipe/p2p.py and engine.py; big-science branch from a096d32d7, master from e2fdd254e) block the
+// compute stream; activations and gradients go as 1/tp slices (is_pipe_partitioned = is_grad_partitioned
+// = is_model_parallel) and are all-gathered over TP on receipt.
 #include "tests/catch.hpp"
 
 #include "fixtures.hpp"
@@ -21,7 +22,8 @@ Scenario four_stages(bool deepspeed) {
 }
 }  // namespace
 
-TEST_CASE("DeepSpeed's blocking transfers: whole gradients, sliced activations, charged to both ends", "[p2p]") {
+TEST_CASE("DeepSpeed's blocking transfers: partitioned activations and gradients, charged to both ends",
+          "[p2p]") {
   const Scenario s = four_stages(true);
   const OpCostModel model(s);
   ChunkRole middle{2, 0, false, false, 0};
@@ -30,17 +32,23 @@ TEST_CASE("DeepSpeed's blocking transfers: whole gradients, sliced activations, 
   first.has_next = true;
   const ChunkCosts mid = model.chunk_costs(middle);
   const ChunkCosts head = model.chunk_costs(first);
-  // A middle stage receives and sends one activation slice in its forward and one whole gradient each way
+  // A middle stage receives and sends one activation slice in its forward and one gradient slice each way
   // in its backward; the first stage only sends its output and receives its output's gradient.
   CHECK(mid.forward.pp_comm.value() == Approx(2 * head.forward.pp_comm.value()));
   CHECK(mid.backward.pp_comm.value() == Approx(2 * head.backward.pp_comm.value()));
-  // Each of the 8 TP ranks sends the whole gradient but only 1/8 of the activation: with a NIC per GPU
-  // the gradient transfer takes several times the activation's (exactly 8x without the link latency).
-  CHECK(head.backward.pp_comm.value() > 4 * head.forward.pp_comm.value());
+  // The gradient goes as a 1/tp PartitionedTensor like the activation (_exec_send_grads): the same bytes.
+  CHECK(head.backward.pp_comm.value() == Approx(head.forward.pp_comm.value()));
   CHECK(head.forward.pp_comm.value() > 0);
   // Megatron's transfers are not in the op (they are the graph's transfer delay).
   const Scenario m = four_stages(false);
-  CHECK(OpCostModel(m).chunk_costs(middle).forward.pp_comm.value() == 0);
+  const ChunkCosts mid_megatron = OpCostModel(m).chunk_costs(middle);
+  CHECK(mid_megatron.forward.pp_comm.value() == 0);
+  // TP all-gathers on top of the layers' own TP collectives: one in the forward (part_input.full()), two
+  // before the backward (part_output.full() and part_grad.full(), _exec_backward_pass).
+  const double gather_fwd = mid.forward.tp_comm.value() - mid_megatron.forward.tp_comm.value();
+  const double gather_bwd = mid.backward.tp_comm.value() - mid_megatron.backward.tp_comm.value();
+  CHECK(gather_fwd > 0);
+  CHECK(gather_bwd == Approx(2 * gather_fwd));
   // No pipeline, nothing to send.
   Scenario one = scenario(dgx_a100_cluster(1), gpt(8, 4096, 32), 8, 1, 1, 16);
   one.parallelism.pipeline_p2p_blocking = true;
