@@ -91,8 +91,9 @@ struct ParallelismSpec {
   bool dp_flat_ring = false;
   // Pipeline point-to-point (`pipeline_p2p`): Megatron's scatter/gather transfer beside the compute stream
   // (default), or DeepSpeed's PipelineEngine (`"deepspeed"`): blocking two-rank NCCL broadcasts on the
-  // compute stream, the activation partitioned over the TP group and all-gathered on receipt, the
-  // gradient sent whole by every TP rank (deepspeed/runtime/pipe/{p2p,engine}.py; docs/model.md).
+  // compute stream, the activation and the input gradient both partitioned over the TP group (1/tp
+  // slices) and all-gathered on receipt and before the backward (DeepSpeed 29bee73
+  // deepspeed/runtime/pipe/{p2p,engine}.py, engine.py:131-132; docs/model.md).
   bool pipeline_p2p_blocking = false;
   /// Transformer layers per virtual pipeline stage (pp·vp entries, virtual stage k = chunk·pp + stage,
   /// summing to the model's layers); empty = layers / (pp·vp) each (`pipeline_layers`).
