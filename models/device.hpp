@@ -29,6 +29,12 @@ struct DeviceEfficiency {
   // per score at d = peak_matmul / (4 · exp_rate) (Shah et al. 2024, FlashAttention-3 §3: H100 SXM5 has
   // 989 TFLOP/s of matmul but 3.9 TFLOP/s of exponentials, so d = 63).
   double attention_half_head_dim = 32.0;
+  // FlashAttention-2's end-to-end throughput relative to the device's native fused attention (the kernel
+  // `attention_efficiency` was set for): 1 where that is FlashAttention-2 (A100); 0.78 on the H100 family,
+  // whose fitted constant is Transformer Engine's cuDNN attention, from FlashAttention-3's kernel ratio applied
+  // to the kernel's share of the fitted time. Scales the flash-2 / flash-1 / triton-flash kernels
+  // (models/training_options.hpp, docs/model.md "Attention kernels").
+  double attention_flash2_rate = 1.0;
   // Fixed cost of one pipeline op (forward or backward of one micro-batch through one model chunk):
   // host-side dispatch and the stream synchronisation around its pipeline send/receive. Fitted with
   // the other efficiency constants (tools/calibrate.py), never per run.

@@ -70,7 +70,8 @@ KernelTime kernel_time(const DeviceSpec& d, const Kernel& k) {
   if (f > 0.0) {
     double eff = 0.0;
     if (k.cls == KernelClass::attention) {
-      eff = e.attention_efficiency * attention_shape_efficiency(e, k.attn_keys, k.attn_head_dim) * k.attn_rate;
+      eff = e.attention_efficiency * attention_shape_efficiency(e, k.attn_keys, k.attn_head_dim) * k.attn_rate *
+            (k.attn_flash2_family ? e.attention_flash2_rate : 1.0);
     } else if (k.fp8_blockwise && k.precision == Precision::fp8) {
       eff = blockwise_fp8_gemm_efficiency(d.sm_count, k.m, k.n, k.k, k.grouped ? k.batch : 1.0);
     } else {

@@ -38,12 +38,21 @@ enum class SelectivePolicy { attention, op, layer, core_attn };
 //    element (NVIDIA/TransformerEngine v2.7 transformer_engine/pytorch/tensor/mxfp8_tensor.py,
 //    common/util/cast_kernels.cuh). Its GEMMs run at the per-tensor FP8 rate (no published difference).
 enum class Fp8Scaling { delayed, tensorwise, rowwise, blockwise, mxfp8 };
-// Which fused (flash) attention kernel a framework runs. The cost model's attention efficiency
-// (DeviceEfficiency::attention_efficiency) is FlashAttention-2's; the others run at a fraction of it
-// (attention_kernel_rate, models/transformer_cost.cpp).
-enum class AttentionKernel { flash2, flash1, triton_flash };
+// Which fused (flash) attention kernel a framework runs (docs/model.md, "Attention kernels"):
+//  - native: the kernel the device's `attention` efficiency was set for (the default): FlashAttention-2
+//    on A100 (Dao 2023), Transformer Engine's cuDNN fused attention on H100/H200/H800 (fitted on
+//    Megatron-Core runs; TE selects FusedAttention over flash-attn on sm90 since v1.2, 2023-12:
+//    NVIDIA/TransformerEngine 32db39288, transformer_engine/pytorch/attention.py "Select FusedAttention
+//    on sm90 ... for performance", widened to sm90+ in 43569381c, 2024-06);
+//  - cudnn: cuDNN's fused attention (TE FusedAttention, PyTorch's cuDNN SDPA backend): rate 1 of the
+//    device constant (on devices whose constant is FlashAttention-2's this equates the two: assumed);
+//  - flash2 / flash1 / triton_flash: FlashAttention-2, FlashAttention (v1) and the Triton FlashAttention,
+//    at the device's `attention_flash2_rate` (FlashAttention-2 against the native kernel; 1 where the
+//    native kernel is FlashAttention-2) times their rate against FlashAttention-2 below.
+enum class AttentionKernel { native, flash2, flash1, triton_flash, cudnn };
 
-/// Throughput of `k`'s forward and backward kernels relative to FlashAttention-2 on the same shape.
+/// Throughput of `k`'s forward and backward kernels relative to FlashAttention-2 on the same shape
+/// (`native` and `cudnn`: relative to the device's own attention rate, see flash2_family).
 /// Dao 2023 (FlashAttention-2, arXiv 2307.08691) §4.1, A100: FlashAttention-2 is "around 2x faster than
 /// FlashAttention" (v1, forward and backward) and "around 1.3-1.5x faster than FlashAttention in Triton in
 /// the forward pass and around 2x faster in the backward pass": flash1 0.5 / 0.5, triton_flash 1/1.4
@@ -59,9 +68,17 @@ constexpr AttentionKernelRate attention_kernel_rate(AttentionKernel k) {
     case AttentionKernel::triton_flash:
       return {.forward = 1.0 / 1.4, .backward = 0.5};
     case AttentionKernel::flash2:
+    case AttentionKernel::native:
+    case AttentionKernel::cudnn:
       break;
   }
   return {};
+}
+
+/// Whether `k` is a FlashAttention-2-derived kernel, whose rate the device's attention_flash2_rate scales
+/// (models/roofline.cpp).
+constexpr bool flash2_family(AttentionKernel k) {
+  return k == AttentionKernel::flash2 || k == AttentionKernel::flash1 || k == AttentionKernel::triton_flash;
 }
 
 }  // namespace clustersim

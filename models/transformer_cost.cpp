@@ -269,6 +269,7 @@ void add_attention(LayerKernels& k, const TransformerSpec& m, const LayerShape& 
     const AttentionKernelRate rate = attention_kernel_rate(s.attention_kernel);
     fa.attn_rate = rate.forward;
     fa.attn_bwd_rate = rate.backward;
+    fa.attn_flash2_family = flash2_family(s.attention_kernel);
     k.add(fa);
   } else {
     // Batched GEMMs over (micro-batch x local heads): s/cp query rows x s keys x head_dim.

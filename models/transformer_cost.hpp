@@ -44,7 +44,7 @@ struct LayerShape {
   int cp = 1;                      // context-parallel degree (sequence split across ranks)
   bool sequence_parallel = false;  // norms/dropouts run on s/t tokens
   bool flash_attention = true;
-  AttentionKernel attention_kernel = AttentionKernel::flash2;  // which flash kernel (training_options.hpp)
+  AttentionKernel attention_kernel = AttentionKernel::native;  // which flash kernel (training_options.hpp)
   Precision precision = Precision::bf16;  // training (linear-layer GEMM) precision
   bool fp8_attention = false;             // FP8 training: attention kernels in FP8 too
   int microbatches = 1;                   // per step: FP8 weight casts are amortised over them
@@ -93,6 +93,9 @@ struct Kernel {
   // Flash attention: speed of the kernel implementation relative to FlashAttention-2 (forward; the
   // backward kernel copies attn_bwd_rate into attn_rate).
   double attn_rate = 1.0, attn_bwd_rate = 1.0;
+  // A FlashAttention-2-derived kernel (flash2_family): its rate is also scaled by the device's
+  // attention_flash2_rate (models/roofline.cpp).
+  bool attn_flash2_family = false;
   bool fp8_cast = false;  // cast/transpose/amax of an FP8 GEMM input (m x k of its GEMM)
   double cast_bytes = 4.0;  // fp8_cast: HBM bytes per element of the recipe (fp8_cast_bytes_per_element)
   double impl_efficiency = 1.0;  // GEMM kernel speed relative to the device's calibrated GEMM (row-wise FP8)

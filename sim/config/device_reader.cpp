@@ -98,6 +98,13 @@ constexpr Field kEfficiencyFields[] = {
      .doc = "head dimension at which flash attention runs at half its large-head rate (models/device.hpp)",
      .fallback = "32",
      .numbers = {.min = 0.0}},
+    {.key = "attention_flash2_rate",
+     .kind = FieldKind::number,
+     .doc = "FlashAttention-2's throughput relative to the device's native fused attention (the kernel "
+            "`attention` describes; 1 where that is FlashAttention-2): scales the flash-2, flash-1 and "
+            "triton-flash attention kernels (docs/model.md, \"Attention kernels\")",
+     .fallback = "1",
+     .numbers = {.min = 0.01, .max = 4.0}},
     {.key = "op_overhead",
      .kind = FieldKind::quantity,
      .doc = "fixed cost of one pipeline op (forward or backward of one micro-batch through one chunk)",
@@ -170,6 +177,7 @@ DeviceEfficiency read_efficiency(ObjectReader& r) {
   out.memory_efficiency = e.number("memory");
   out.kernel_overhead = e.quantity<Seconds>("kernel_overhead");
   out.attention_half_head_dim = e.number("attention_half_head_dim");
+  out.attention_flash2_rate = e.number("attention_flash2_rate");
   out.op_overhead = e.quantity<Seconds>("op_overhead");
   e.finish();
   return out;

@@ -43,8 +43,10 @@ inline constexpr std::array<EnumName<Fp8Scaling>, 5> kFp8ScalingNames{
      {"rowwise", Fp8Scaling::rowwise},
      {"blockwise", Fp8Scaling::blockwise},
      {"mxfp8", Fp8Scaling::mxfp8}}};
-inline constexpr std::array<EnumName<AttentionKernel>, 3> kAttentionKernelNames{
-    {{"flash-2", AttentionKernel::flash2},
+inline constexpr std::array<EnumName<AttentionKernel>, 5> kAttentionKernelNames{
+    {{"native", AttentionKernel::native},
+     {"cudnn", AttentionKernel::cudnn},
+     {"flash-2", AttentionKernel::flash2},
      {"flash-1", AttentionKernel::flash1},
      {"triton-flash", AttentionKernel::triton_flash}}};
 inline constexpr std::array<EnumName<Optimizer>, 2> kOptimizerNames{

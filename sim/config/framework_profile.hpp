@@ -38,7 +38,7 @@ struct FrameworkProfile {
   std::optional<bool> separate_projections;        // unfused Q/K/V and gate/up linears (torchtitan)
   std::optional<std::string> tp_comm_overlap_scope;  // forward-backward | forward
   std::optional<bool> flash_attention;
-  std::optional<std::string> attention_kernel;  // flash-2 | flash-1 | triton-flash (with flash_attention)
+  std::optional<std::string> attention_kernel;  // native | cudnn | flash-2 | flash-1 | triton-flash (with flash_attention)
   std::optional<WithTp> sequence_parallel;
   std::optional<WithTp> tp_comm_overlap;
   std::optional<int> zero_stage;

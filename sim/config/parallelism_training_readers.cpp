@@ -339,10 +339,12 @@ constexpr Field kTrainingFields[] = {
     {.key = "flash_attention", .kind = FieldKind::boolean, .doc = "fused attention", .fallback = "true"},
     {.key = "attention_kernel",
      .kind = FieldKind::choice,
-     .doc = "which fused attention kernel (with flash_attention): FlashAttention-2, FlashAttention (v1) or "
-            "the Triton FlashAttention; the latter two run at the fraction of FlashAttention-2's speed "
-            "measured by Dao 2023 §4.1 (docs/model.md)",
-     .fallback = "\"flash-2\"",
+     .doc = "which fused attention kernel (with flash_attention): native (the kernel the device's attention "
+            "efficiency describes: FlashAttention-2 on A100, Transformer Engine's cuDNN fused attention on "
+            "H100/H200/H800), cudnn, FlashAttention-2, FlashAttention (v1) or the Triton FlashAttention; "
+            "the last three run at the device's attention_flash2_rate times their fraction of "
+            "FlashAttention-2's speed measured by Dao 2023 §4.1 (docs/model.md, \"Attention kernels\")",
+     .fallback = "\"native\"",
      .choices = kAttentionKernelChoices},
     {.key = "fp8_attention",
      .kind = FieldKind::boolean,

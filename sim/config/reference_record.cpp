@@ -57,7 +57,7 @@ constexpr std::array<std::string_view, 11> kSchedule{"1f1b",  "interleaved", "gp
                                                     "zb-1p", "zb-2p",       "zb-v",  "v-half",   "v-min"};
 constexpr std::array<std::string_view, 4> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle",
                                                          "balanced"};
-constexpr std::array<std::string_view, 3> kAttentionKernel{"flash-2", "flash-1", "triton-flash"};
+constexpr std::array<std::string_view, 5> kAttentionKernel{"native", "cudnn", "flash-2", "flash-1", "triton-flash"};
 constexpr std::array<std::string_view, 4> kVocabParallel{"none", "vocab-1", "vocab-2", "interlaced"};
 constexpr std::array<std::string_view, 3> kMoeOverlap{"none", "shared-expert", "compute"};
 constexpr std::array<std::string_view, 7> kCompute{"bf16", "fp16", "16-bit", "fp8", "fp4", "tf32", "fp32"};
@@ -301,8 +301,8 @@ constexpr Field kRecordFields[] = {
     flag("flash_attention", "fused attention"),
     flag("torch_compile", "PyTorch model compiled with torch.compile (false: eager element-wise kernels)"),
     one_of("attention_kernel",
-           "which fused attention kernel (flash-2, flash-1, triton-flash; default from the framework profile, "
-           "else flash-2)",
+           "which fused attention kernel (native, cudnn, flash-2, flash-1, triton-flash; default from the "
+           "framework profile, else native: the kernel the device's attention efficiency describes)",
            kAttentionKernel),
     {.key = "measured",
      .kind = FieldKind::object,

@@ -101,6 +101,7 @@ nlohmann::json device_to_json(const DeviceSpec& d) {
             {"memory", e.memory_efficiency},
             {"kernel_overhead", text(e.kernel_overhead.value(), Dimension::time)},
             {"attention_half_head_dim", e.attention_half_head_dim},
+            {"attention_flash2_rate", e.attention_flash2_rate},
             {"op_overhead", text(e.op_overhead.value(), Dimension::time)}}}};
 }
 
@@ -279,7 +280,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   }
   if (p.ep_comm_sms > 0) j["parallelism"]["ep_comm_sms"] = p.ep_comm_sms;
   if (p.ep_comm_sms_reserved) j["parallelism"]["ep_comm_sms_reserved"] = true;
-  if (t.flash_attention && t.attention_kernel != AttentionKernel::flash2) {
+  if (t.flash_attention && t.attention_kernel != AttentionKernel::native) {
     j["training"]["attention_kernel"] = name_of(attention_kernel_names(), t.attention_kernel);
   }
   if (p.vocab_parallel != VocabParallel::none) {

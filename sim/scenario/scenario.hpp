@@ -170,7 +170,7 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::adam;
   bool overlap_grad_reduce = true;              // DP gradient buckets overlap the backward pass
   bool flash_attention = true;                  // fused attention (no s^2 activations in HBM)
-  AttentionKernel attention_kernel = AttentionKernel::flash2;  // which fused kernel (training_options.hpp)
+  AttentionKernel attention_kernel = AttentionKernel::native;  // which fused kernel (training_options.hpp)
   bool fp8_attention = false;                   // with fp8 precision: attention in FP8 too (else BF16)
   // DeepSeek-V3 §3.3.4: the inputs of FP8 linear layers are cached for the backward in FP8 (1 byte per
   // element + a 4-byte scale per 128), and the MoE SwiGLU input likewise with its output recomputed.

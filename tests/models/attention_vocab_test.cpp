@@ -69,6 +69,50 @@ TEST_CASE("a Triton FlashAttention layer spends 1.3-1.5x the forward and 2x the 
 
 namespace {
 
+// Forward and backward compute time of the flash kernel on the catalog A100 with its
+// attention_flash2_rate set to `flash2_rate` (0.62: the isolated-kernel ratio on H100, used as a test value).
+std::pair<double, double> attention_pair(AttentionKernel kernel, double flash2_rate) {
+  Scenario s = scenario(dgx_a100_cluster(1), gpt(4, 4096, 32, 16384), 1, 1, 1, 8);
+  s.cluster.node.device.efficiency.attention_flash2_rate = flash2_rate;
+  s.training.attention_kernel = kernel;
+  const OpCostModel model(s);
+  const KernelTime f = kernel_time(s.cluster.node.device, flash_kernel(layer_forward_kernels(s.model, model.shape())));
+  const KernelTime b = kernel_time(s.cluster.node.device,
+                                   flash_kernel(layer_backward_kernels(s.model, model.shape(), true, true)));
+  return {f.compute_bound.value(), b.compute_bound.value()};
+}
+
+}  // namespace
+
+TEST_CASE("FlashAttention-derived kernels run at the device's attention_flash2_rate; native and cudnn at its rate",
+          "[models]") {
+  // The default kernel is the device's native one (the kernel its `attention` efficiency describes).
+  CHECK(Scenario{}.training.attention_kernel == AttentionKernel::native);
+  const auto native = attention_pair(AttentionKernel::native, 0.62);
+  REQUIRE(native.first > 0);
+  REQUIRE(native.second > 0);
+  // cuDNN is the native kernel of the H100 entries: same time whatever the FlashAttention-2 ratio.
+  const auto cudnn = attention_pair(AttentionKernel::cudnn, 0.62);
+  CHECK(cudnn.first == Approx(native.first).epsilon(1e-12));
+  CHECK(cudnn.second == Approx(native.second).epsilon(1e-12));
+  // FlashAttention-2 at 0.62 of it (Shah et al. 2024, FlashAttention-3 Figs. 5-6, H100, head dim 128):
+  // forward and backward 1/0.62 = 1.61x the time.
+  const auto fa2 = attention_pair(AttentionKernel::flash2, 0.62);
+  CHECK(fa2.first / native.first == Approx(1.0 / 0.62).epsilon(1e-9));
+  CHECK(fa2.second / native.second == Approx(1.0 / 0.62).epsilon(1e-9));
+  // The Dao 2023 ratios stack on it: FlashAttention v1 at 0.5 of FlashAttention-2 on the same device.
+  const auto fa1 = attention_pair(AttentionKernel::flash1, 0.62);
+  CHECK(fa1.first / fa2.first == Approx(2.0).epsilon(1e-9));
+  // Where the native kernel is FlashAttention-2 (rate 1, the A100 entry), flash-2 equals native.
+  const auto a100_fa2 = attention_pair(AttentionKernel::flash2, 1.0);
+  CHECK(a100_fa2.first == Approx(attention_pair(AttentionKernel::native, 1.0).first).epsilon(1e-12));
+  CHECK(flash2_family(AttentionKernel::triton_flash));
+  CHECK_FALSE(flash2_family(AttentionKernel::cudnn));
+  CHECK_FALSE(flash2_family(AttentionKernel::native));
+}
+
+namespace {
+
 // 32 layers of a 4B GPT with a 256K vocabulary over 8 pipeline stages (Yeung et al. 2025, Table 5 setup).
 Scenario vocab_pipeline(VocabParallel v) {
   Scenario s = scenario(dgx_a100_cluster(1), gpt(32, 3072, 24, 2048, 256008), 1, 8, 1, 128);
