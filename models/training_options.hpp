@@ -43,7 +43,8 @@ enum class Fp8Scaling { delayed, tensorwise, rowwise, blockwise, mxfp8 };
 //    on A100 (Dao 2023), Transformer Engine's cuDNN fused attention on H100/H200/H800 (fitted on
 //    Megatron-Core runs; TE selects FusedAttention over flash-attn on sm90 since v1.2, 2023-12:
 //    NVIDIA/TransformerEngine 32db39288, transformer_engine/pytorch/attention.py "Select FusedAttention
-//    on sm90 ... for performance", widened to sm90+ in 43569381c, 2024-06);
+//    on sm90 ... for performance"; documented in 43569381c, 2024-06; extended to every capability >= sm90,
+//    Blackwell included, in 4f33ece48, 2025-03);
 //  - cudnn: cuDNN's fused attention (TE FusedAttention, PyTorch's cuDNN SDPA backend): rate 1 of the
 //    device constant (on devices whose constant is FlashAttention-2's this equates the two: assumed);
 //  - flash2 / flash1 / triton_flash: FlashAttention-2, FlashAttention (v1) and the Triton FlashAttention,
