@@ -545,6 +545,11 @@ TrainingSpec read_training(ObjectReader& r) {
   if (t.fp8_attention && t.precision != Precision::fp8) {
     r.error("fp8_attention", "needs \"precision\": \"fp8\" (FP8 attention is part of FP8 training)");
   }
+  if (t.fp8_attention && t.flash_attention && flash2_family(t.attention_kernel)) {
+    r.error("fp8_attention",
+            "needs an attention kernel with an FP8 path (native or cudnn): FlashAttention-2, FlashAttention (v1) "
+            "and the Triton FlashAttention have none");
+  }
   if (auto c = r.child("batch_rampup")) {
     BatchRampup b;
     b.start = c->require_integer("start");

@@ -360,6 +360,16 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/training/attention_kernel", "flash_attention is false"));
   }
+  SECTION("FP8 attention with a FlashAttention-2 kernel, which has no FP8 path") {
+    doc["training"]["precision"] = "fp8";
+    doc["training"]["fp8_attention"] = true;
+    doc["training"]["attention_kernel"] = "flash-2";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/fp8_attention", "with an FP8 path"));
+    doc["training"]["attention_kernel"] = "cudnn";
+    CHECK_FALSE(has_diagnostic(check(doc), "exp.json", "/training/fp8_attention", "with an FP8 path"));
+  }
   SECTION("blockwise FP8 scaling without fp8 training, and an unknown scaling") {
     doc["training"]["fp8_scaling"] = "blockwise";
     ds = check(doc);
