@@ -699,7 +699,7 @@ TEST_CASE("torchtitan 2024 splits the per-replica batch into pp pipeline micro-b
     const ValidationResult v = run_validation(read(r), kPaths);
     REQUIRE(v.skipped.size() == 1);
     CHECK(v.skipped.front().reason ==
-          "parallelism.micro_batch not stated and profile torchtitan declares no default for it");
+          "parallelism.micro_batch not stated and profile torchtitan-2025 declares no default for it");
   }
 }
 
