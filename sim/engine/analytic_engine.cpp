@@ -213,6 +213,16 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.etp = par.etp;
   in.expert_dp = std::max(1, par.tp * par.cp * slice_dp(s) / (par.ep * par.etp));
   in.inflight_chunk_microbatches = peak_inflight_activations(spec, stage);
+  if (is_auto_zero_bubble(spec.kind)) {
+    // zb-1p / zb-2p: the peak as the authors' search counts it (and bounds it by p or 2p forwards): a B
+    // frees all of its forward's activations but the W's share, weight_memory / forward_memory =
+    // 32h / (34h + 5as) (zb_schedules.py get_zero_bubble_forward_backward_func). Counting every microbatch
+    // as whole until its W would charge the W's the search defers for a fraction of that memory in full.
+    const AutoScheduleCosts& c = spec.auto_costs;
+    const double f = static_cast<double>(c.forward_memory);
+    in.inflight_chunk_microbatches =
+        peak_activation_memory(spec, stage, Bytes(1.0), Bytes(static_cast<double>(c.weight_memory) / f)).value();
+  }
   // Whether a chunk of the stage holds the embedding (first model stage) or the head (last); with
   // dualpipe both the first and the last rank hold both.
   in.first_stage = false;
