@@ -214,14 +214,23 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.expert_dp = std::max(1, par.tp * par.cp * slice_dp(s) / (par.ep * par.etp));
   in.inflight_chunk_microbatches = peak_inflight_activations(spec, stage);
   if (is_auto_zero_bubble(spec.kind)) {
-    // zb-1p / zb-2p: the peak as the authors' search counts it (and bounds it by p or 2p forwards): a B
-    // frees all of its forward's activations but the W's share, weight_memory / forward_memory =
-    // 32h / (34h + 5as) (zb_schedules.py get_zero_bubble_forward_backward_func). Counting every microbatch
-    // as whole until its W would charge the W's the search defers for a fraction of that memory in full.
-    const AutoScheduleCosts& c = spec.auto_costs;
-    const double f = static_cast<double>(c.forward_memory);
-    in.inflight_chunk_microbatches =
-        peak_activation_memory(spec, stage, Bytes(1.0), Bytes(static_cast<double>(c.weight_memory) / f)).value();
+    // zb-1p / zb-2p: walk the searched order, a forward storing one micro-batch's activations of the
+    // stage and a B freeing all of them but what the deferred W keeps, that share taken from the memory
+    // model's own terms (layer_weight_grad_kept_bytes over layer_activation_bytes under the run's
+    // recompute and flash settings; dense and MoE layers weighted by their counts). The search itself
+    // bounds its memory with the authors' M_W / M_F = 32h / (34h + 5as), which assumes the attention
+    // scores are stored; with flash attention or any recompute the memory model stores none, a W keeps
+    // about 32/34 of a micro-batch, and the walk holds more than the search's p resp. 2p.
+    const int moe = in.moe_layers_on_stage, dense = in.layers_on_stage - moe;
+    const TransformerSpec& m = s.model;
+    double stored = dense * layer_activation_bytes(m, in.shape, tr.recompute).value();
+    double kept = dense * layer_weight_grad_kept_bytes(m, in.shape).value();
+    if (moe > 0) {
+      stored += moe * layer_activation_bytes(m, in.shape, tr.recompute, LayerKind::moe).value();
+      kept += moe * layer_weight_grad_kept_bytes(m, in.shape, LayerKind::moe).value();
+    }
+    const double share = stored > 0.0 ? kept / stored : 1.0;
+    in.inflight_chunk_microbatches = peak_activation_memory(spec, stage, Bytes(1.0), Bytes(share)).value();
   }
   // Whether a chunk of the stage holds the embedding (first model stage) or the head (last); with
   // dualpipe both the first and the last rank hold both.
