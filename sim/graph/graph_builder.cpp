@@ -244,9 +244,13 @@ void set_auto_schedule_costs(ScheduleSpec& spec, const Scenario& s, const std::v
   c.backward_input = median(2);
   c.backward_weight = median(3);
   c.p2p = micros(p2p);
-  const std::int64_t h = s.model.hidden, a = s.model.heads, seq = s.training.seq_len;
-  c.forward_memory = std::clamp<std::int64_t>(34 * h + 5 * a * seq, 1, kAutoScheduleMaxMemory);
-  c.weight_memory = std::min<std::int64_t>(32 * h, c.forward_memory);
+  // In double, then clamped: 5·a·s overflows int64 for hostile sizes (a, s up to 2^31 - 1 each).
+  const double h = s.model.hidden, a = s.model.heads, seq = s.training.seq_len;
+  const auto bounded = [](double x) {
+    return static_cast<std::int64_t>(std::clamp(x, 1.0, static_cast<double>(kAutoScheduleMaxMemory)));
+  };
+  c.forward_memory = bounded(34.0 * h + 5.0 * a * seq);
+  c.weight_memory = std::min(bounded(32.0 * h), c.forward_memory);
 }
 
 // Parameters one rank holds of one chunk of a stage, before ZeRO: the TP-sharded part (everything but
