@@ -106,3 +106,19 @@ TEST_CASE("zb-1p and zb-2p: full recompute charges a deferred W the recomputed i
   CHECK(in.inflight_chunk_microbatches ==
         Approx(peak_activation_memory(g.schedule, 0, Bytes(1.0), Bytes(share)).value()));
 }
+
+TEST_CASE("zb-1p and zb-2p runs list their search inputs and W share as assumptions; other schedules none") {
+  const StepResult zb = run_analytic(zb_scenario(ScheduleKind::zero_bubble_1p));
+  REQUIRE(zb.schedule_assumptions.size() == 3);
+  CHECK(zb.schedule_assumptions[0].rfind("zb-1p search op times F ", 0) == 0);
+  CHECK(zb.schedule_assumptions[1].find("M_F = 34h + 5as = 198656 units, a W frees M_W = 32h = 32768 units, "
+                                        "limit 4 x M_F") != std::string::npos);
+  CHECK(zb.schedule_assumptions[2].find("a deferred W keeps 0.941 of") != std::string::npos);
+  Scenario one = zb_scenario(ScheduleKind::zero_bubble_2p);
+  one.parallelism.pp = 1;
+  one.parallelism.dp = 8;
+  const StepResult single = run_analytic(one);
+  REQUIRE(single.schedule_assumptions.size() == 4);
+  CHECK(single.schedule_assumptions[3].find("the authors' runtime refuses it") != std::string::npos);
+  CHECK(run_analytic(zb_scenario(ScheduleKind::zero_bubble_h1)).schedule_assumptions.empty());
+}
