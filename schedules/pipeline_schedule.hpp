@@ -53,7 +53,9 @@ namespace clustersim {
 // passes them to auto_schedule.GraphConfig (zb_schedules.py get_zero_bubble_forward_backward_func,
 // update_schedule): integer op times (their median over the ranks, in microseconds: ms x 1000, at least 1)
 // and the activation memory an F adds and a W frees (34h + 5as and 32h there; a B frees the rest). The
-// defaults are the reference's own before profiling: F = B = W = 1, p2p 0, memory 2 and 1 (GraphConfig).
+// defaults are auto_schedule.GraphConfig's class defaults (F = B = W = 1, p2p 0, memory 2 and 1), not the
+// runtime's first inputs: its first call, update_schedule(scheduler, 1, 1, 1, 0), gives 1000, 1000, 1000
+// and p2p 1 (max(int(x * 1000), 1)) with the memory 34h + 5as and 32h.
 // Ignored by every other kind.
 struct AutoScheduleCosts {
   std::int64_t forward = 1;
