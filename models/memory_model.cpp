@@ -66,6 +66,14 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   return Bytes(tokens * (replicated + sharded + scores));
 }
 
+Bytes layer_weight_grad_kept_bytes(const TransformerSpec& m, const LayerShape& s, LayerKind kind) {
+  // The stored terms without scores: with flash attention off, selective recompute differs from none
+  // only by the scores (layer_activation_bytes above).
+  LayerShape no_scores = s;
+  no_scores.flash_attention = false;
+  return layer_activation_bytes(m, no_scores, Recompute::selective, kind) * (32.0 / 34.0);
+}
+
 double stage_expert_parameters(const TransformerSpec& m, const MemoryInputs& in) {
   const ParameterCount pc = parameter_count(m);
   return pc.moe_layer_experts * in.moe_layers_on_stage / (std::max(1, in.ep) * std::max(1, in.etp));

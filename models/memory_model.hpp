@@ -61,6 +61,16 @@ struct MemoryBreakdown {
 Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Recompute r,
                              LayerKind kind = LayerKind::dense);
 
+/// Bytes one layer keeps per micro-batch between a split backward's input pass (B) and its deferred
+/// weight pass (W) in a zero-bubble schedule: the share M_W / M_F = 32h / 34h of Qi et al. 2024
+/// (Section 2.3; 32h = the linear layers' inputs and output gradients on the 34h scale of Korthikanti et
+/// al. 2022) applied to this model's own stored non-score terms: layer_activation_bytes() with no
+/// recompute and no attention scores (the scores and softmax never feed a weight gradient). It does not
+/// depend on the run's recompute setting: under full recompute the B re-materialises the layer, and a
+/// deferred W keeps the recomputed inputs, more than the forward stored.
+Bytes layer_weight_grad_kept_bytes(const TransformerSpec& m, const LayerShape& s,
+                                   LayerKind kind = LayerKind::dense);
+
 /// Parameters held by one rank of a stage before ZeRO sharding: everything but the routed experts is
 /// TP-sharded; routed experts are sharded over ep·etp ranks.
 double stage_parameters(const TransformerSpec& m, const MemoryInputs& in);

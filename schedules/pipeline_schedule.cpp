@@ -19,9 +19,27 @@ bool known_kind(ScheduleKind k) {
     case ScheduleKind::zero_bubble_h1:
     case ScheduleKind::dualpipe:
     case ScheduleKind::v_half:
+    case ScheduleKind::zero_bubble_1p:
+    case ScheduleKind::zero_bubble_2p:
       return true;
   }
   return false;
+}
+
+// The automatic zero-bubble search's inputs (AutoScheduleCosts) within the bounds that keep its times and
+// memory sums inside int64, and the schedule small enough to search.
+bool auto_costs_ok(const ScheduleSpec& s) {
+  if (!is_auto_zero_bubble(s.kind)) return true;
+  const AutoScheduleCosts& c = s.auto_costs;
+  const auto time_ok = [](std::int64_t t, std::int64_t lo) { return t >= lo && t <= kAutoScheduleMaxTime; };
+  return time_ok(c.forward, 1) && time_ok(c.backward_input, 1) && time_ok(c.backward_weight, 1) &&
+         time_ok(c.p2p, 0) && c.forward_memory >= 1 && c.forward_memory <= kAutoScheduleMaxMemory &&
+         c.weight_memory >= 0 && c.weight_memory <= c.forward_memory;
+}
+
+bool auto_size_ok(const ScheduleSpec& s) {
+  return !is_auto_zero_bubble(s.kind) || s.stages < 1 || s.microbatches < 1 ||
+         static_cast<std::int64_t>(s.stages) * s.microbatches <= kAutoScheduleMaxOps;
 }
 
 bool chunks_allowed(const ScheduleSpec& s) {
@@ -63,7 +81,7 @@ std::vector<std::string> check(const ScheduleSpec& spec) {
   const std::string name = known_kind(spec.kind) ? std::string(to_string(spec.kind)) : "schedule";
   if (!known_kind(spec.kind)) {
     problems.push_back("unknown schedule kind " + std::to_string(static_cast<int>(spec.kind)) +
-                       " (expected gpipe, 1f1b, interleaved-1f1b, zb-h1, dualpipe or v-half)");
+                       " (expected gpipe, 1f1b, interleaved-1f1b, zb-h1, dualpipe, v-half, zb-1p or zb-2p)");
   }
   if (spec.stages < 1)
     problems.push_back("stages must be at least 1 (got " + std::to_string(spec.stages) + ")");
@@ -107,6 +125,20 @@ std::vector<std::string> check(const ScheduleSpec& spec) {
     problems.push_back("interleaved-1f1b needs microbatches (" + std::to_string(spec.microbatches) +
                        ") divisible by stages (" + std::to_string(spec.stages) + ")");
   }
+  if (!auto_costs_ok(spec)) {
+    const AutoScheduleCosts& c = spec.auto_costs;
+    problems.push_back(name + " searches with op times F " + std::to_string(c.forward) + ", B " +
+                       std::to_string(c.backward_input) + ", W " + std::to_string(c.backward_weight) +
+                       " (each 1 to " + std::to_string(kAutoScheduleMaxTime) + "), p2p " + std::to_string(c.p2p) +
+                       " (0 to " + std::to_string(kAutoScheduleMaxTime) + ") and memory F " +
+                       std::to_string(c.forward_memory) + " (1 to " + std::to_string(kAutoScheduleMaxMemory) +
+                       "), W " + std::to_string(c.weight_memory) + " (0 to F's): out of range");
+  }
+  if (!auto_size_ok(spec)) {
+    problems.push_back(name + " searches stages x microbatches <= " + std::to_string(kAutoScheduleMaxOps) +
+                       " ops (got " + std::to_string(spec.stages) + " x " + std::to_string(spec.microbatches) +
+                       ")");
+  }
   if (!fits_int(spec)) {
     problems.push_back("stages (" + std::to_string(spec.stages) + "), microbatches (" +
                        std::to_string(spec.microbatches) + ") and chunks (" + std::to_string(spec.chunks) +
@@ -120,7 +152,7 @@ bool is_valid(const ScheduleSpec& spec) {
          chunks_allowed(spec) &&
          (spec.kind != ScheduleKind::interleaved_1f1b || spec.microbatches % spec.stages == 0) &&
          (spec.kind != ScheduleKind::dualpipe || dualpipe_sizes_ok(spec)) && vocab_slots_ok(spec) &&
-         fits_int(spec);
+         auto_costs_ok(spec) && auto_size_ok(spec) && fits_int(spec);
 }
 
 ScheduleSpec schedule_spec(ScheduleKind kind, int stages, int microbatches, int interleaved_chunks,
@@ -135,7 +167,8 @@ ScheduleSpec schedule_spec(ScheduleKind kind, int stages, int microbatches, int 
 }
 
 bool splits_backward(ScheduleKind kind) {
-  return kind == ScheduleKind::zero_bubble_h1 || kind == ScheduleKind::dualpipe || kind == ScheduleKind::v_half;
+  return kind == ScheduleKind::zero_bubble_h1 || kind == ScheduleKind::dualpipe || kind == ScheduleKind::v_half ||
+         is_auto_zero_bubble(kind);
 }
 
 int ops_per_stage(const ScheduleSpec& spec) {
@@ -148,7 +181,7 @@ int ops_per_stage(const ScheduleSpec& spec) {
 double ops_per_stage(ScheduleKind kind, double microbatches, double interleaved_chunks) {
   // V-Half: each microbatch passes each stage twice (once per chunk), F, B and W each time.
   if (kind == ScheduleKind::v_half) return 6 * microbatches;
-  // ZB-H1: F, B and W once; DualPipe: once, through the chunk of the microbatch's direction.
+  // ZB-H1, ZB-1p, ZB-2p: F, B and W once; DualPipe: once, through the chunk of the microbatch's direction.
   if (splits_backward(kind)) return 3 * microbatches;
   return 2 * interleaved_chunks * microbatches;
 }

@@ -1,6 +1,7 @@
 // Pipeline schedules as per-stage op orders: which forward/backward op each pipeline stage runs, in order.
 //
-// A schedule is a pure function of (kind, p = stages, m = microbatches, v = chunks). Stage s runs its list
+// A schedule is a pure function of (kind, p = stages, m = microbatches, v = chunks), and for zb-1p / zb-2p
+// of the integer op and p2p times and activation sizes their search takes (ScheduleSpec::auto_costs). Stage s runs its list
 // front to back; an op may start once the previous op on the stage has finished and its data dependency
 // (schedules/pipeline_deps.hpp) has been produced. Op times and transfers are not part of the schedule.
 //
@@ -31,8 +32,15 @@
 //                     repeated every 6 slots, with the W's in the empty slots, as the authors' branch
 //                     v-half-vocab runs it (sail-sg/zero-bubble-pipeline-parallelism 92895b9a,
 //                     zbv_greedy.py stable_pattern_v_half + put_w, do_reorder=False; docs/schedules.md).
+//   zb-1p, zb-2p      the automatic zero-bubble scheduler of Qi et al., "Zero Bubble Pipeline Parallelism",
+//                     ICLR 2024, Section 3: a greedy list construction over all stages at once from the F,
+//                     B, W and p2p times, under an activation limit of p (zb-1p) or 2p (zb-2p) microbatches'
+//                     activations, best of its eight variants (sail-sg/zero-bubble-pipeline-parallelism
+//                     f68d3879, megatron/core/pipeline_parallel/auto_schedule.py initial_solution /
+//                     manual_order; the ILP there is disabled). schedules/zb_auto_schedule.hpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,6 +48,31 @@
 #include "schedules/schedule_kind.hpp"
 
 namespace clustersim {
+
+// The inputs of the automatic zero-bubble search (zb-1p, zb-2p) besides p and m, as the authors' runtime
+// passes them to auto_schedule.GraphConfig (zb_schedules.py get_zero_bubble_forward_backward_func,
+// update_schedule): integer op times (their median over the ranks, in microseconds: ms x 1000, at least 1)
+// and the activation memory an F adds and a W frees (34h + 5as and 32h there; a B frees the rest). The
+// defaults are auto_schedule.GraphConfig's class defaults (F = B = W = 1, p2p 0, memory 2 and 1), not the
+// runtime's first inputs: its first call, update_schedule(scheduler, 1, 1, 1, 0), gives 1000, 1000, 1000
+// and p2p 1 (max(int(x * 1000), 1)) with the memory 34h + 5as and 32h.
+// Ignored by every other kind.
+struct AutoScheduleCosts {
+  std::int64_t forward = 1;
+  std::int64_t backward_input = 1;
+  std::int64_t backward_weight = 1;
+  std::int64_t p2p = 0;
+  std::int64_t forward_memory = 2;  // added by an F
+  std::int64_t weight_memory = 1;   // freed by the W (the B frees forward_memory - weight_memory)
+
+  friend bool operator==(const AutoScheduleCosts&, const AutoScheduleCosts&) = default;
+};
+
+/// Largest op time or p2p time check() accepts for zb-1p / zb-2p (10^9 time units, 1000 s in
+/// microseconds), and largest stages x microbatches (the search keeps three times per op).
+inline constexpr std::int64_t kAutoScheduleMaxTime = 1'000'000'000;
+inline constexpr std::int64_t kAutoScheduleMaxOps = std::int64_t{1} << 21;
+inline constexpr std::int64_t kAutoScheduleMaxMemory = std::int64_t{1} << 40;
 
 struct ScheduleSpec {
   ScheduleKind kind = ScheduleKind::one_f_one_b;
@@ -52,7 +85,23 @@ struct ScheduleSpec {
   // with --enable-vocab-parallel and 6 more with --disable-backward-fusion, zbv_greedy.py
   // stable_pattern_v_half). Must be 0 for every other kind.
   int vocab_slots = 0;
+  // zb-1p / zb-2p only: the search's op times and memory (ignored by the other kinds).
+  AutoScheduleCosts auto_costs{};
 };
+
+/// zb-1p or zb-2p: the op order comes from the automatic search and depends on spec.auto_costs.
+inline bool is_auto_zero_bubble(ScheduleKind kind) {
+  return kind == ScheduleKind::zero_bubble_1p || kind == ScheduleKind::zero_bubble_2p;
+}
+
+/// Microbatches' activations the automatic search may hold on a stage: p for zb-1p, 2p for zb-2p (the
+/// reference's --zero-bubble-max-pending-backward, README "1 x number of pipelines ... ZB1P, 2x ... ZB2P";
+/// its max_mem = that x the forward's memory). 0 for the other kinds.
+inline std::int64_t auto_activation_limit(const ScheduleSpec& spec) {
+  if (spec.kind == ScheduleKind::zero_bubble_1p) return spec.stages;
+  if (spec.kind == ScheduleKind::zero_bubble_2p) return 2 * static_cast<std::int64_t>(spec.stages);
+  return 0;
+}
 
 /// The spec of a schedule as a configuration states it: `interleaved_chunks` is the interleaved
 /// schedule's vp (1 otherwise). DualPipe holds two chunks per stage by construction (one per direction),
@@ -70,7 +119,7 @@ inline int chunk_microbatches(const ScheduleSpec& spec) {
 }
 
 /// Whether the schedule splits each backward into backward_input (B) and backward_weight (W) ops
-/// (zb-h1, dualpipe, v-half) rather than running fused backwards.
+/// (zb-h1, dualpipe, v-half, zb-1p, zb-2p) rather than running fused backwards.
 bool splits_backward(ScheduleKind kind);
 
 /// Checks the preconditions of every function in schedules/. Returns one human-readable sentence per
@@ -79,13 +128,15 @@ bool splits_backward(ScheduleKind kind);
 /// interleaved-1f1b needs m divisible by p (Megatron-LM raises the same error when m % p != 0 with
 /// microbatch group size p); dualpipe needs v = 2, an even p and an even m >= 2p (the reference
 /// implementation asserts the last two); v-half needs v = 2 and vocab_slots 0, 6 or 12 (the values of the
-/// authors' branch); p * v, 3 * v * m and v-half's slot count 6(m + p) + 12 fit in an int.
+/// authors' branch); p * v, 3 * v * m and v-half's slot count 6(m + p) + 12 fit in an int; zb-1p and zb-2p
+/// need op times in [1, kAutoScheduleMaxTime], a p2p time in [0, kAutoScheduleMaxTime], a forward memory
+/// in [1, kAutoScheduleMaxMemory], a weight memory in [0, forward memory] and p * m <= kAutoScheduleMaxOps.
 std::vector<std::string> check(const ScheduleSpec& spec);
 
 /// True when check(spec) would be empty; allocation-free.
 bool is_valid(const ScheduleSpec& spec);
 
-/// Number of ops every stage runs: 2*v*m with a fused backward, 3*m for zb-h1 and dualpipe (in dualpipe
+/// Number of ops every stage runs: 2*v*m with a fused backward, 3*m for zb-h1, zb-1p, zb-2p and dualpipe (in dualpipe
 /// each microbatch passes each stage once, through the chunk of its direction), 6*m for v-half (each
 /// microbatch passes each stage twice, once per chunk).
 /// Precondition: is_valid(spec) (throws std::invalid_argument otherwise).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "schedules/zb_auto_schedule.hpp"
 #include "sim/core/diagnostics.hpp"
 
 namespace clustersim {
@@ -26,6 +27,9 @@ int count_warmup_forwards(ScheduleKind kind, int p, int m, int v, int s) {
       return std::min(s, p - 1 - s) == p / 2 - 1 ? p + 1 : p;
     case ScheduleKind::v_half:
       return -1;  // set by the constructor from the building block (v_half_warmup)
+    case ScheduleKind::zero_bubble_1p:
+    case ScheduleKind::zero_bubble_2p:
+      return -1;  // set by the constructor from the searched order
   }
   return n;
 }
@@ -135,6 +139,13 @@ StageOpCursor::StageOpCursor(const ScheduleSpec& spec, int stage)
     v_half_first_slots(stages_, stage_, spec.vocab_slots, vh_first_);
     warmup_ = v_half_warmup(stages_, microbatches_, stage_, spec.vocab_slots);
   }
+  if (is_auto_zero_bubble(kind_)) {
+    auto_ = shared_auto_zero_bubble_schedule(spec);
+    const std::string& order = auto_->order[static_cast<std::size_t>(stage_)];
+    CS_ASSERT(static_cast<int>(order.size()) == total_, "zb search placed every op of the stage once");
+    auto_order_ = order.c_str();
+    warmup_ = static_cast<int>(order.find('B'));
+  }
 }
 
 OpKind StageOpCursor::next_kind() {
@@ -143,6 +154,7 @@ OpKind StageOpCursor::next_kind() {
   if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble().kind;
   if (kind_ == ScheduleKind::dualpipe) return next_dualpipe().kind;
   if (kind_ == ScheduleKind::v_half) return next_v_half().kind;
+  if (auto_order_ != nullptr) return next_auto().kind;
   if (fused_is_forward(pos)) {
     advance(forward_walk_);
     return OpKind::forward;
@@ -173,6 +185,18 @@ PipelineOp StageOpCursor::next_zero_bubble() {
     return {OpKind::backward_input, input_grads_++, 0};
   }
   return {OpKind::backward_weight, weight_grads_++, 0};
+}
+
+// zb-1p / zb-2p: the op the search placed at this position; each kind runs its microbatches in order.
+PipelineOp StageOpCursor::next_auto() {
+  switch (auto_order_[emitted_ - 1]) {
+    case 'F':
+      return {OpKind::forward, forwards_++, 0};
+    case 'B':
+      return {OpKind::backward_input, input_grads_++, 0};
+    default:
+      return {OpKind::backward_weight, weight_grads_++, 0};
+  }
 }
 
 PipelineOp StageOpCursor::dualpipe_op(OpKind kind, int phase, int index) const {

@@ -4,14 +4,19 @@
 // inside sweeps read them straight from the cursor, and the graph builder turns them into nodes. The op
 // order rules are those listed in schedules/pipeline_schedule.hpp and derived in docs/schedules.md. The
 // fused-backward path of next() is defined here so those per-op loops can inline it; zb-h1, dualpipe and
-// v-half are small state machines in stage_op_cursor.cpp.
+// v-half are small state machines in stage_op_cursor.cpp; zb-1p and zb-2p read the order their search
+// placed (schedules/zb_auto_schedule.hpp), computed once per spec and thread and shared by the cursors.
 #pragma once
+
+#include <memory>
 
 #include "schedules/pipeline_op.hpp"
 #include "schedules/pipeline_schedule.hpp"
 #include "sim/core/diagnostics.hpp"
 
 namespace clustersim {
+
+struct AutoScheduleResult;
 
 class StageOpCursor {
  public:
@@ -80,6 +85,7 @@ class StageOpCursor {
   PipelineOp next_zero_bubble();
   PipelineOp next_dualpipe();
   PipelineOp next_v_half();
+  PipelineOp next_auto();
   // DualPipe's op of `kind` for the index-th microbatch of local phase `phase` (0 or 1; the reference's
   // phase, which names the other direction on the second half of the stages).
   [[nodiscard]] PipelineOp dualpipe_op(OpKind kind, int phase, int index) const;
@@ -129,6 +135,10 @@ class StageOpCursor {
   int vh_emitted_[4] = {0, 0, 0, 0};
   int vh_weights_owed_[2] = {0, 0};
   int vh_weights_done_[2] = {0, 0};
+  // zb-1p / zb-2p: the searched order ('F', 'B', 'W' per op of this stage; forwards_, input_grads_ and
+  // weight_grads_ count the microbatches emitted of each kind).
+  std::shared_ptr<const AutoScheduleResult> auto_;
+  const char* auto_order_ = nullptr;
 };
 
 inline PipelineOp StageOpCursor::next() {
@@ -137,6 +147,7 @@ inline PipelineOp StageOpCursor::next() {
   if (kind_ == ScheduleKind::zero_bubble_h1) return next_zero_bubble();
   if (kind_ == ScheduleKind::dualpipe) return next_dualpipe();
   if (kind_ == ScheduleKind::v_half) return next_v_half();
+  if (auto_order_ != nullptr) return next_auto();
   return fused_is_forward(pos) ? next_forward() : next_backward();
 }
 

@@ -18,13 +18,15 @@ inline constexpr std::array<EnumName<Precision>, 6> kPrecisionNames{{{"fp32", Pr
                                                                      {"bf16", Precision::bf16},
                                                                      {"fp8", Precision::fp8},
                                                                      {"fp4", Precision::fp4}}};
-inline constexpr std::array<EnumName<ScheduleKind>, 6> kScheduleNames{
+inline constexpr std::array<EnumName<ScheduleKind>, 8> kScheduleNames{
     {{"gpipe", ScheduleKind::gpipe},
      {"1f1b", ScheduleKind::one_f_one_b},
      {"interleaved-1f1b", ScheduleKind::interleaved_1f1b},
      {"zb-h1", ScheduleKind::zero_bubble_h1},
      {"dualpipe", ScheduleKind::dualpipe},
-     {"v-half", ScheduleKind::v_half}}};
+     {"v-half", ScheduleKind::v_half},
+     {"zb-1p", ScheduleKind::zero_bubble_1p},
+     {"zb-2p", ScheduleKind::zero_bubble_2p}}};
 inline constexpr std::array<EnumName<NodeFabric>, 5> kFabricNames{{{"nvswitch", NodeFabric::nvswitch},
                                                                    {"nvlink-mesh", NodeFabric::nvlink_mesh},
                                                                    {"pcie", NodeFabric::pcie},

@@ -207,7 +207,7 @@ constexpr Field kParallelismFields[] = {
     one_of("schedule",
            "pipeline schedule (zb: a zero-bubble schedule without its variant, read as ZB-H1; zb-h1, zb-1p, "
            "zb-2p, zb-v: the variants of Qi et al. 2024 as stated; v-half, v-min: the V-shape schedules of Qi "
-           "et al., \"Pipeline Parallelism with Controllable Memory\", 2024; zb-1p, zb-2p, zb-v and v-min are not "
+           "et al., \"Pipeline Parallelism with Controllable Memory\", 2024; zb-v and v-min are not "
            "expressible)",
            kSchedule),
     one_of("moe_overlap",

@@ -2,6 +2,9 @@
 #include "sim/engine/dp_mode_effect.hpp"
 
 #include <algorithm>
+#include <string_view>
+
+#include <fmt/format.h>
 
 #include "models/moe_load.hpp"
 #include "schedules/pipeline_deps.hpp"
@@ -179,6 +182,19 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
 }
 
 
+double zero_bubble_weight_share(const Scenario& s, const MemoryInputs& in) {
+  const int moe = in.moe_layers_on_stage, dense = in.layers_on_stage - moe;
+  const TransformerSpec& m = s.model;
+  const Recompute r = s.training.recompute;
+  double stored = dense * layer_activation_bytes(m, in.shape, r).value();
+  double kept = dense * layer_weight_grad_kept_bytes(m, in.shape).value();
+  if (moe > 0) {
+    stored += moe * layer_activation_bytes(m, in.shape, r, LayerKind::moe).value();
+    kept += moe * layer_weight_grad_kept_bytes(m, in.shape, LayerKind::moe).value();
+  }
+  return stored > 0.0 ? kept / stored : 1.0;
+}
+
 MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stage) {
   const ParallelismSpec& par = s.parallelism;
   const TrainingSpec& tr = s.training;
@@ -213,6 +229,17 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.etp = par.etp;
   in.expert_dp = std::max(1, par.tp * par.cp * slice_dp(s) / (par.ep * par.etp));
   in.inflight_chunk_microbatches = peak_inflight_activations(spec, stage);
+  if (is_auto_zero_bubble(spec.kind)) {
+    // zb-1p / zb-2p: walk the searched order, a forward storing one micro-batch's activations of the
+    // stage and a B freeing all of them but what the deferred W keeps, that share taken from the memory
+    // model's own terms (layer_weight_grad_kept_bytes over layer_activation_bytes under the run's
+    // recompute and flash settings; dense and MoE layers weighted by their counts). The search itself
+    // bounds its memory with the authors' M_W / M_F = 32h / (34h + 5as), which assumes the attention
+    // scores are stored; with flash attention or any recompute the memory model stores none, a W keeps
+    // about 32/34 of a micro-batch, and the walk holds more than the search's p resp. 2p.
+    const double share = zero_bubble_weight_share(s, in);
+    in.inflight_chunk_microbatches = peak_activation_memory(spec, stage, Bytes(1.0), Bytes(share)).value();
+  }
   // Whether a chunk of the stage holds the embedding (first model stage) or the head (last); with
   // dualpipe both the first and the last rank hold both.
   in.first_stage = false;
@@ -473,6 +500,30 @@ StepResult summarize(const Scenario& s, const StepGraph& g, std::vector<NodeTimi
       mem_max = ss.memory.total().value();
       r.memory = ss.memory;
       r.memory_stage = st;
+    }
+  }
+  if (is_auto_zero_bubble(g.schedule.kind)) {
+    // Values the zb-1p / zb-2p search and its memory walk take from outside the input.
+    const AutoScheduleCosts& c = g.schedule.auto_costs;
+    const std::string_view kind = g.schedule.kind == ScheduleKind::zero_bubble_1p ? "zb-1p" : "zb-2p";
+    r.schedule_assumptions.push_back(fmt::format(
+        "{} search op times F {} us, B {} us, W {} us, p2p {} us: the median over the stages of this simulator's "
+        "op costs, truncated to whole microseconds (the authors' runtime profiles its own)",
+        kind, c.forward, c.backward_input, c.backward_weight, c.p2p));
+    r.schedule_assumptions.push_back(fmt::format(
+        "{} search memory, in the authors' units (per token of a layer, proportional to bytes): an F adds M_F = "
+        "34h + 5as = {} units, a W frees M_W = 32h = {} units, limit {} x M_F (the authors' "
+        "formulas, zb_schedules.py at f68d3879, used only as the search's input)",
+        kind, c.forward_memory, c.weight_memory, auto_activation_limit(g.schedule)));
+    const MemoryInputs in = memory_inputs(s, g.schedule, r.memory_stage);
+    r.schedule_assumptions.push_back(fmt::format(
+        "activation memory: a deferred W keeps {:.3f} of a micro-batch's activations (32/34 of the memory model's "
+        "stored non-score terms; the search counts {:.3f}); peak {:.2f} micro-batches on stage {}",
+        zero_bubble_weight_share(s, in),
+        static_cast<double>(c.weight_memory) / static_cast<double>(c.forward_memory),
+        in.inflight_chunk_microbatches, r.memory_stage));
+    if (g.schedule.stages == 1) {
+      r.schedule_assumptions.emplace_back("pp 1: the search runs with one stage (the authors' runtime refuses it)");
     }
   }
   for (const StageSummary& ss : r.stages) bubble_sum += ss.bubble / r.step_time;

@@ -21,6 +21,11 @@ StepResult run_analytic(const Scenario& s);
 /// reports and by the planner's memory pre-filter, so both count memory the same way).
 MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stage);
 
+/// zb-1p / zb-2p: the share of a micro-batch's stored activations (of the stage `in` describes) that a B
+/// leaves for its deferred W: layer_weight_grad_kept_bytes over layer_activation_bytes under the run's
+/// recompute and flash settings, dense and MoE layers weighted by their counts.
+double zero_bubble_weight_share(const Scenario& s, const MemoryInputs& in);
+
 /// Metrics shared by all engines: given a graph and its evaluated timeline, fill a StepResult.
 StepResult summarize_step(const Scenario& s, const StepGraph& g, std::vector<NodeTiming> timeline,
                           std::string engine);

@@ -155,6 +155,9 @@ struct StepResult {
   std::shared_ptr<const StepGraph> graph;
   DataParallelResult data_parallel;    // mode figures (mode allreduce: nothing else set)
   std::optional<HeteroResult> hetero;  // cluster.pools
+  /// zb-1p / zb-2p: the search's inputs and the memory walk's W share, values not taken from the input
+  /// (printed by the report as assumptions). Empty for the other schedules.
+  std::vector<std::string> schedule_assumptions;
 };
 
 }  // namespace clustersim

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <cmath>
 #include <cstdlib>
 
 #include "models/memory_model.hpp"
@@ -125,7 +126,7 @@ std::shared_ptr<const PipelinePlan> evaluation_order(const Skeleton& sk) {
 
 bool same_schedule(const ScheduleSpec& a, const ScheduleSpec& b) {
   return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches && a.chunks == b.chunks &&
-         a.vocab_slots == b.vocab_slots;
+         a.vocab_slots == b.vocab_slots && (!is_auto_zero_bubble(a.kind) || a.auto_costs == b.auto_costs);
 }
 
 // `with_order`: also the evaluation order (a walk of the whole schedule; only worth it for a skeleton
@@ -215,6 +216,41 @@ std::shared_ptr<Skeleton> skeleton_of(const ScheduleSpec& spec, bool& shared) {
   skeleton_cache[0] = std::move(entry);
   shared = true;
   return sk;
+}
+
+// zb-1p / zb-2p: the search's inputs as the authors' runtime gives them (sail-sg/zero-bubble-pipeline-
+// parallelism f68d3879, zb_schedules.py update_schedule and get_zero_bubble_forward_backward_func): the
+// median over the ranks of each rank's F, B and W time (sorted(...)[n // 2]; every rank of a stage has its
+// stage's times, so this is the stage median sorted[p / 2]) and the p2p time, in microseconds, truncated,
+// at least 1 (max(int(ms * 1000), 1)); the memory an F adds is 34h + 5as and a W frees 32h (h hidden, a
+// heads, s sequence length; the B frees the rest). The times are this simulator's own op costs (the
+// reference profiles its iterations 100-110 and searches again with those). Op times above
+// kAutoScheduleMaxTime microseconds are clamped to it.
+void set_auto_schedule_costs(ScheduleSpec& spec, const Scenario& s, const std::vector<Seconds>& durations, Seconds p2p) {
+  const int p = spec.stages;
+  const auto micros = [](Seconds t) {
+    const double us = std::floor(t.value() * 1e6);
+    return static_cast<std::int64_t>(std::clamp(us, 1.0, static_cast<double>(kAutoScheduleMaxTime)));
+  };
+  const auto median = [&](int slot) {
+    std::vector<std::int64_t> v;
+    v.reserve(static_cast<std::size_t>(p));
+    for (int st = 0; st < p; ++st) v.push_back(micros(durations[static_cast<std::size_t>(4 * st + slot)]));
+    std::sort(v.begin(), v.end());
+    return v[static_cast<std::size_t>(p / 2)];
+  };
+  AutoScheduleCosts& c = spec.auto_costs;
+  c.forward = median(0);
+  c.backward_input = median(2);
+  c.backward_weight = median(3);
+  c.p2p = micros(p2p);
+  // In double, then clamped: 5·a·s overflows int64 for hostile sizes (a, s up to 2^31 - 1 each).
+  const double h = s.model.hidden, a = s.model.heads, seq = s.training.seq_len;
+  const auto bounded = [](double x) {
+    return static_cast<std::int64_t>(std::clamp(x, 1.0, static_cast<double>(kAutoScheduleMaxMemory)));
+  };
+  c.forward_memory = bounded(34.0 * h + 5.0 * a * seq);
+  c.weight_memory = std::min(bounded(32.0 * h), c.forward_memory);
 }
 
 // Parameters one rank holds of one chunk of a stage, before ZeRO: the TP-sharded part (everything but
@@ -404,6 +440,7 @@ StepGraph build_step_graph(const Scenario& s) {
   std::vector<Seconds> cost_duration;
   cost_duration.reserve(g.costs.size());
   for (const OpCost& c : g.costs) cost_duration.push_back(c.duration());
+  if (is_auto_zero_bubble(g.schedule.kind)) set_auto_schedule_costs(g.schedule, s, cost_duration, g.p2p_time);
 
   // Pipeline ops from the schedule's skeleton; durations and transfer delays from this scenario's costs.
   bool shared = false;

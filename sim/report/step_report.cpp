@@ -221,6 +221,7 @@ void step_report_fields(const Scenario& s, const StepResult& r, ReportSink& out)
   out.put("", "microbatches", r.microbatches);
   out.put("", "model_flops_per_step", r.model_flops_per_step);
   if (!s.model.notes.empty()) out.put("", "model_notes", s.model.notes);
+  if (!r.schedule_assumptions.empty()) out.put("", "schedule_assumptions", r.schedule_assumptions);
   if (s.model.moe.enabled()) {
     const ParallelismSpec& p = s.parallelism;
     out.put("", "moe",
@@ -331,6 +332,7 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
                    p.sequence_parallel ? " +SP" : "",
                    s.model.moe.enabled() ? fmt::format(" EP {} ETP {}", p.ep, p.etp) : "", p.zero_stage,
                    to_string(p.schedule)));
+  for (const std::string& a : r.schedule_assumptions) line("  schedule assumed", a);
   const char* rc =
       t.recompute == Recompute::none ? "none" : (t.recompute == Recompute::selective ? "selective" : "full");
   line("batch", fmt::format("micro {} x {} micro-batches, global {} sequences of {} tokens", t.micro_batch,

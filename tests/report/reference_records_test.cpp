@@ -422,7 +422,7 @@ TEST_CASE("126 layers over 16 stages predict under a profile or a stated split r
   }
 }
 
-TEST_CASE("zero-bubble variants: zb-h1 and v-half are built as stated, zb-1p/zb-2p/zb-v/v-min are skips that name the schedule") {
+TEST_CASE("zero-bubble variants: zb-h1, zb-1p, zb-2p and v-half are built as stated, zb-v/v-min are skips that name the schedule") {
   json r = base_record();
   r["parallelism"]["pp"] = 8;
   r["parallelism"]["tp"] = 1;
@@ -446,17 +446,34 @@ TEST_CASE("zero-bubble variants: zb-h1 and v-half are built as stated, zb-1p/zb-
       CHECK(skipped.skipped.front().reason == fmt::format("schedule {} holds one chunk per rank, but vp = 2", s));
     }
   }
-  SECTION("the searched and V schedules are skipped, the reason naming the schedule before a missing field") {
+  SECTION("zb-1p and zb-2p (the automatic scheduler) reach the experiment as stated and predict otherwise") {
+    r["parallelism"]["schedule"] = "zb-h1";
+    const double h1 = predict(r);
+    double searched[2] = {0, 0};
+    int k = 0;
+    for (const char* s : {"zb-1p", "zb-2p"}) {
+      r["parallelism"]["schedule"] = s;
+      const auto c = only_case(read(r));
+      CHECK(c.experiment["parallelism"]["schedule"] == s);
+      CHECK(!mentions(c.assumptions, "schedule"));
+      searched[k++] = predict(r);
+    }
+    CHECK(searched[1] != Approx(searched[0]).epsilon(1e-9));
+    CHECK(searched[1] != Approx(h1).epsilon(1e-9));
+    r["parallelism"]["vp"] = 2;  // one chunk per rank, like zb-h1
+    const auto skipped = read(r);
+    REQUIRE(skipped.skipped.size() == 1);
+    CHECK(skipped.skipped.front().reason == "schedule zb-2p holds one chunk per rank, but vp = 2");
+  }
+  SECTION("zb-v is skipped, the reason naming the schedule before a missing field") {
     r["model"]["vocab"] = nullptr;  // the schedule is the reason, not the vocabulary
     r["model"]["catalog_hint"] = nullptr;
-    for (const char* s : {"zb-1p", "zb-2p", "zb-v"}) {
-      r["parallelism"]["schedule"] = s;
-      const ValidationResult v = run_validation(read(r), kPaths);
-      REQUIRE(v.skipped.size() == 1);
-      CHECK(v.rows.empty());
-      CHECK(v.skipped.front().reason.find(std::string("schedule ") + s) != std::string::npos);
-      CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
-    }
+    r["parallelism"]["schedule"] = "zb-v";
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.rows.empty());
+    CHECK(v.skipped.front().reason.find("schedule zb-v") != std::string::npos);
+    CHECK(v.skipped.front().reason.find("not expressible") != std::string::npos);
   }
   SECTION("v-half reaches the experiment as stated and predicts otherwise than ZB-H1; v-min is skipped") {
     r["parallelism"]["schedule"] = "v-half";
