@@ -29,6 +29,11 @@ struct DeviceEfficiency {
   // per score at d = peak_matmul / (4 · exp_rate) (Shah et al. 2024, FlashAttention-3 §3: H100 SXM5 has
   // 989 TFLOP/s of matmul but 3.9 TFLOP/s of exponentials, so d = 63).
   double attention_half_head_dim = 32.0;
+  // Keys a causal query tile iterates over per call at which a flash-attention kernel runs at half its
+  // long-sequence rate (a fixed per-tile cost of about two 128-key blocks): 240 fitted to FlashAttention-3's
+  // forward on H100 (pytorch/benchmark ff65cb6). Blackwell entries carry their own value, transferred from
+  // one cuDNN benchmark suite that ran Hopper and Blackwell alike (docs/model.md, "Attention on Blackwell").
+  double attention_half_keys = 240.0;
   // FlashAttention-2's end-to-end throughput relative to the device's native fused attention (the kernel
   // `attention_efficiency` was set for): 1 where that is FlashAttention-2 (A100); 0.78 on the H100 family,
   // whose fitted constant is Transformer Engine's cuDNN attention, from FlashAttention-3's kernel ratio applied

@@ -12,7 +12,6 @@ struct Tile {
 };
 constexpr std::array<Tile, 3> kTiles{{{128, 128}, {128, 256}, {256, 128}}};
 constexpr double kSplitKMinDepth = 256.0;  // split-K slices keep at least this much of K each
-constexpr double kAttentionHalfKeys = 240.0;
 // FP8 GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): fitted (two constants,
 // log least squares) to DeepGEMM's published H800 table (deepseek-ai/DeepGEMM README of its first
 // release, "Performance", NVCC 12.8): the ten compute-bound rows (M = 4,096 dense, contiguous grouped
@@ -58,7 +57,7 @@ double blockwise_fp8_gemm_efficiency(int sm_count, double m, double n, double k,
 }
 
 double attention_shape_efficiency(const DeviceEfficiency& e, double keys, double head_dim) {
-  const double seq = keys > 0 ? keys / (keys + kAttentionHalfKeys) : 1.0;
+  const double seq = keys > 0 ? keys / (keys + e.attention_half_keys) : 1.0;
   const double dim = head_dim > 0 ? head_dim / (head_dim + e.attention_half_head_dim) : 1.0;
   return seq * dim;
 }

@@ -98,6 +98,12 @@ constexpr Field kEfficiencyFields[] = {
      .doc = "head dimension at which flash attention runs at half its large-head rate (models/device.hpp)",
      .fallback = "32",
      .numbers = {.min = 0.0}},
+    {.key = "attention_half_keys",
+     .kind = FieldKind::number,
+     .doc = "keys a causal query tile iterates over per call at which flash attention runs at half its "
+            "long-sequence rate (docs/model.md, \"Attention on Blackwell\")",
+     .fallback = "240",
+     .numbers = {.min = 1.0, .max = 1e6}},
     {.key = "attention_flash2_rate",
      .kind = FieldKind::number,
      .doc = "FlashAttention-2's throughput relative to the device's native fused attention (the kernel "
@@ -177,6 +183,7 @@ DeviceEfficiency read_efficiency(ObjectReader& r) {
   out.memory_efficiency = e.number("memory");
   out.kernel_overhead = e.quantity<Seconds>("kernel_overhead");
   out.attention_half_head_dim = e.number("attention_half_head_dim");
+  out.attention_half_keys = e.number("attention_half_keys");
   out.attention_flash2_rate = e.number("attention_flash2_rate");
   out.op_overhead = e.quantity<Seconds>("op_overhead");
   e.finish();

@@ -101,6 +101,7 @@ nlohmann::json device_to_json(const DeviceSpec& d) {
             {"memory", e.memory_efficiency},
             {"kernel_overhead", text(e.kernel_overhead.value(), Dimension::time)},
             {"attention_half_head_dim", e.attention_half_head_dim},
+            {"attention_half_keys", e.attention_half_keys},
             {"attention_flash2_rate", e.attention_flash2_rate},
             {"op_overhead", text(e.op_overhead.value(), Dimension::time)}}}};
 }

@@ -464,6 +464,17 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/intra_link/efficiency", "out of range"));
   }
+  SECTION("attention half-keys of zero or past 10^6: one located message each") {
+    device["efficiency"]["attention_half_keys"] = 0;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 1);
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/efficiency/attention_half_keys", "out of range"));
+    device["efficiency"]["attention_half_keys"] = 1e9;
+    ds = check(doc);
+    CHECK(ds.size() == 1);
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/efficiency/attention_half_keys", "out of range"));
+  }
   SECTION("NICs without a NIC description") {
     doc["cluster"]["node"].erase("nic");
     ds = check(doc);
