@@ -13,7 +13,9 @@ namespace clustersim {
 
 enum class MlpKind { gelu, swiglu };
 enum class NormKind { layernorm, rmsnorm };
-enum class PositionKind { learned, rotary };
+// ALiBi (Press et al. 2022, arXiv 2108.12409): no position table; a per-head linear bias added to the
+// attention scores (costed in transformer_cost.cpp).
+enum class PositionKind { learned, rotary, alibi };
 
 /// Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434 §2.1; DeepSeek-V3, arXiv:2412.19437 §2.1):
 /// queries and keys/values pass through low-rank down-projections (`q_lora_rank`, `kv_lora_rank`) and are

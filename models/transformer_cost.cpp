@@ -272,6 +272,17 @@ void add_attention(LayerKernels& k, const TransformerSpec& m, const LayerShape& 
     fa.attn_flash2_family = flash2_family(s.attention_kernel);
     k.add(fa);
   } else {
+    if (m.position == PositionKind::alibi) {
+      // ALiBi without a fused kernel (Megatron-DeepSpeed, BigScience's fork: megatron/model/transformer.py,
+      // CoreAttention): the score buffer is the [b·heads, 1, s] bias broadcast, and QK^T is a baddbmm with
+      // beta = 1, so PyTorch first copies the expanded bias into the [b·heads, s/cp, s] output and the
+      // GEMM then reads it as C: one more write and one more read of the score matrix, in the forward only
+      // (the bias is a constant, with no gradient). Recomputed with the core attention.
+      Kernel ab = elementwise("alibi_bias", 2.0 * d.e * score_elems);
+      ab.attention_core = true;
+      ab.forward_only = true;
+      k.add(ab);
+    }
     // Batched GEMMs over (micro-batch x local heads): s/cp query rows x s keys x head_dim.
     Kernel qk = gemm("attn_qk", d.seq_local, d.keys, m.head_dim(), d.attention, d.e);
     qk.batch = s.micro_batch * d.heads_l;
@@ -411,6 +422,7 @@ TpCollectives layer_tp_collectives(const TransformerSpec& m, const LayerShape& s
 
 namespace {
 void add_backward_of(LayerKernels& out, const Kernel& f, bool input_grad, bool weight_grad) {
+  if (f.forward_only) return;
   if (f.fp8_cast) {
     // The output gradient (M x N of the GEMM) is cast and transposed for the dgrad and wgrad GEMMs.
     if (input_grad) {

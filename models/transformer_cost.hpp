@@ -105,6 +105,7 @@ struct Kernel {
   // device's kernel_overhead, and together they move `extra_bytes` of HBM traffic (roofline.cpp).
   int extra_kernels = 0;
   double extra_bytes = 0;
+  bool forward_only = false;  // no backward pass (a copy of a constant: the ALiBi bias)
 };
 
 /// Up to 64 kernels of one layer pass (fixed capacity: no allocation in sweeps).

@@ -57,8 +57,8 @@ inline constexpr std::array<EnumName<MlpKind>, 2> kMlpNames{
     {{"gelu", MlpKind::gelu}, {"swiglu", MlpKind::swiglu}}};
 inline constexpr std::array<EnumName<NormKind>, 2> kNormNames{
     {{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
-inline constexpr std::array<EnumName<PositionKind>, 2> kPositionNames{
-    {{"learned", PositionKind::learned}, {"rotary", PositionKind::rotary}}};
+inline constexpr std::array<EnumName<PositionKind>, 3> kPositionNames{
+    {{"learned", PositionKind::learned}, {"rotary", PositionKind::rotary}, {"alibi", PositionKind::alibi}}};
 inline constexpr std::array<EnumName<Duplex>, 2> kDuplexNames{
     {{"full", Duplex::full}, {"half", Duplex::half}}};
 

@@ -417,7 +417,6 @@ class Builder {
     if (mlp != "gelu" && mlp != "swiglu") {
       return fmt::format("mlp \"{}\" is not modelled (the simulator has gelu and swiglu)", mlp);
     }
-    if (model_["position"] == "alibi") return std::string("ALiBi positions are not modelled (learned, rope)");
     if (!model_.contains("ffn_hidden") && mlp == "gelu") {
       assume("model.ffn_hidden = 4 x hidden (not stated; GPT convention for a GELU MLP)");
     }

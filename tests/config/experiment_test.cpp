@@ -131,3 +131,15 @@ TEST_CASE("an additional top-level section is registered, not hard-coded", "[con
     CHECK(has_diagnostic(e.diagnostics(), "<memory>", "/test_budget/budjet", "did you mean \"budget\""));
   }
 }
+
+TEST_CASE("model.position takes alibi (no position table; docs/model.md)", "[config]") {
+  auto doc = small_experiment();
+  doc["model"]["position"] = "alibi";
+  const Scenario s = scenario_from_json(doc, bundled_catalog());
+  CHECK(s.model.position == PositionKind::alibi);
+  doc["model"]["position"] = "alibl";
+  TempDir dir;
+  const auto ds = diagnostics_of(dir.write("exp.json", doc));
+  INFO(dump(ds));
+  CHECK(has_diagnostic(ds, "exp.json", "/model/position", "did you mean \"alibi\""));
+}
