@@ -39,9 +39,9 @@ double gemm_wave_efficiency(int sm_count, double m, double n, double k, double b
 ///   L / (L + L_half) · d / (d + d_half)
 /// L = keys a query tile iterates over per call. The sequence term is a fixed per-tile cost of about two
 /// 128-key blocks (prologue, epilogue, writing O): L_half = DeviceEfficiency::attention_half_keys, 240 on
-/// every entry but Blackwell's (docs/model.md, "Attention on Blackwell"), fitted to FlashAttention-3 forward TFLOP/s on H100 at
-/// head dim 128 and 16K tokens per batch (pytorch/benchmark commit ff65cb6, "Fix dimension order for
-/// FlashAttention-3": 430, 517, 566, 590, 614, 621 TFLOP/s at s = 512 ... 16K, within 2 % of the
+/// every entry but Blackwell's (docs/model.md, "Attention on Blackwell"), fitted to FlashAttention-3 forward
+/// TFLOP/s on H100 at head dim 128 and 16K tokens per batch (pytorch/benchmark commit ff65cb6, "Fix dimension
+/// order for FlashAttention-3": 430, 517, 566, 590, 614, 621 TFLOP/s at s = 512 ... 16K, within 2 % of the
 /// fit), the same shape as FlashAttention-2 on A100 (Dao 2023, Figure 4: TFLOP/s rise with sequence
 /// length from 512 to 16K and are lower at head dim 64 than 128). The head-dim term is the exponential
 /// cost per score (DeviceEfficiency::attention_half_head_dim).

@@ -129,12 +129,12 @@ double combined(const double (&fb)[2]) { return 3.5 / (1.0 / fb[0] + 2.5 / fb[1]
 }  // namespace cudnn919
 
 namespace {
-// The model's share of the BF16 peak for a causal call over `s` tokens at head dim 128.
-double attention_share_of_peak(const DeviceSpec& d, double s) {
+// The model's share of the BF16 peak for a causal call over `s` tokens at head dim `head_dim`.
+double attention_share_of_peak(const DeviceSpec& d, double s, double head_dim = 128) {
   Kernel fa{"flash_attention", KernelClass::attention, Flops(2e15), Flops(1e15), Bytes(1e9), true};
   fa.precision = Precision::bf16;
   fa.attn_keys = 0.5 * s;
-  fa.attn_head_dim = 128;
+  fa.attn_head_dim = head_dim;
   return fa.exec_flops.value() / kernel_time(d, fa).compute_bound.value() / d.peak_for(Precision::bf16).value();
 }
 }  // namespace
@@ -201,13 +201,7 @@ TEST_CASE("GB300 attention beats GB200's by the suite's BF16 ratio at every head
   CHECK(device("b200").efficiency.attention_half_head_dim == gb200.efficiency.attention_half_head_dim);
   CHECK(device("b300").efficiency.attention_half_head_dim == gb300.efficiency.attention_half_head_dim);
   // Share of peak at long sequence (both on their plateau) and head dim d.
-  const auto share = [](const DeviceSpec& d, double head_dim) {
-    Kernel fa{"flash_attention", KernelClass::attention, Flops(2e15), Flops(1e15), Bytes(1e9), true};
-    fa.precision = Precision::bf16;
-    fa.attn_keys = 65536;
-    fa.attn_head_dim = head_dim;
-    return fa.exec_flops.value() / kernel_time(d, fa).compute_bound.value() / d.peak_for(Precision::bf16).value();
-  };
+  const auto share = [](const DeviceSpec& d, double head_dim) { return attention_share_of_peak(d, 131072, head_dim); };
   const std::pair<double, double> measured[] = {{64, combined(kGb300d64) / combined(kGb200d64)},
                                                 {128, combined(kGb300[4]) / combined(kGb200[4])},
                                                 {192, combined(kGb300d192) / combined(kGb200d192)}};
@@ -229,14 +223,9 @@ TEST_CASE("GB200's head-dim dependence against Hopper's follows the suite within
   using namespace cudnn919;
   const DeviceSpec hopper = device("h200-sxm-141gb");
   const DeviceSpec gb200 = device("gb200");
-  const auto share = [](const DeviceSpec& d, double s, double head_dim) {
-    Kernel fa{"flash_attention", KernelClass::attention, Flops(2e15), Flops(1e15), Bytes(1e9), true};
-    fa.precision = Precision::bf16;
-    fa.attn_keys = 0.5 * s;
-    fa.attn_head_dim = head_dim;
-    return fa.exec_flops.value() / kernel_time(d, fa).compute_bound.value() / d.peak_for(Precision::bf16).value();
+  const auto model = [&](double s, double d) {
+    return attention_share_of_peak(gb200, s, d) / attention_share_of_peak(hopper, s, d);
   };
-  const auto model = [&](double s, double d) { return share(gb200, s, d) / share(hopper, s, d); };
   const auto frac = [](const double (&fb)[2], double peak) { return combined(fb) / peak; };
   // d = 64: a window of 1024 keys (L about 1K, a 2K-token causal call); d = 192: 8K tokens.
   const double m64 = model(2048, 64) / model(2048, 128);
