@@ -274,10 +274,11 @@ void add_attention(LayerKernels& k, const TransformerSpec& m, const LayerShape& 
   } else {
     if (m.position == PositionKind::alibi) {
       // ALiBi without a fused kernel (Megatron-DeepSpeed, BigScience's fork: megatron/model/transformer.py,
-      // CoreAttention): the score buffer is the [b·heads, 1, s] bias broadcast, and QK^T is a baddbmm with
-      // beta = 1, so PyTorch first copies the expanded bias into the [b·heads, s/cp, s] output and the
-      // GEMM then reads it as C: one more write and one more read of the score matrix, in the forward only
-      // (the bias is a constant, with no gradient). Recomputed with the core attention.
+      // ParallelAttention.forward): the score buffer is the [b·heads/t, 1, s] bias broadcast, and QK^T is a
+      // baddbmm with beta != 0 (1/layer_number under query-key layer scaling, else 1), so PyTorch first copies
+      // the expanded bias into the [b·heads/t, s/cp, s] output and the GEMM then reads it as C: one more write
+      // and one more read of the score matrix, in the forward only (the bias is a constant, with no gradient).
+      // Recomputed with the core attention.
       Kernel ab = elementwise("alibi_bias", 2.0 * d.e * score_elems);
       ab.attention_core = true;
       ab.forward_only = true;

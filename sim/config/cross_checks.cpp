@@ -338,6 +338,15 @@ void Checker::check_misc() {
                     "effect: set /parallelism/zero_stage to 0 or the scheme to \"none\"",
                     p.zero_stage));
   }
+  // FlashAttention (v1) has no attention bias: ALiBi needs a kernel that adds it (FlashAttention-2 from
+  // 2.4, cuDNN, the Triton FlashAttention's bias input) or the unfused path.
+  if (usable({"/training/attention_kernel", "/training/flash_attention", "/model/position"}) &&
+      s_.model.position == PositionKind::alibi && s_.training.flash_attention &&
+      s_.training.attention_kernel == AttentionKernel::flash1) {
+    error("/training/attention_kernel",
+          "ALiBi positions (/model/position) need an attention kernel with a bias input: FlashAttention (v1) has "
+          "none; use flash-2, cudnn, triton-flash or native, or flash_attention false");
+  }
   const auto& device = s_.cluster.node.device;
   if (usable({"/training/precision", "/cluster/node/device/peak"}) && !device.peak.empty() &&
       !device.peak.contains(s_.training.precision)) {

@@ -20,6 +20,8 @@
 //     ep·etp divides tp·cp·dp; tp > 1 needs sequence_parallel: /parallelism/ep, /parallelism/etp,
 //     /parallelism/sequence_parallel;
 //   - gradient compression needs zero_stage 0 (it is modeled on the DP all-reduce): /compression/scheme.
+//   - ALiBi positions with flash attention need a kernel with a bias input (not flash-1):
+//     /training/attention_kernel.
 // A check is skipped when one of its inputs already failed on its own (ReadContext::failed).
 #pragma once
 

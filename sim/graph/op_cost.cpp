@@ -64,10 +64,12 @@ OpCost from_kernels(const DeviceSpec& d, const LayerKernels& ks) {
   return c;
 }
 
-LayerKernels attention_core_only(const LayerKernels& ks) {
+// The attention-core kernels of a forward list; `with_forward_only` false leaves out the kernels that have no
+// backward (the ALiBi bias copy), for windows scaled from the forward to the backward.
+LayerKernels attention_core_only(const LayerKernels& ks, bool with_forward_only = true) {
   LayerKernels out;
   for (const Kernel& k : ks) {
-    if (k.attention_core) out.add(k);
+    if (k.attention_core && (with_forward_only || !k.forward_only)) out.add(k);
   }
   return out;
 }
@@ -439,6 +441,8 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShap
   LayerCosts c;
   c.fwd = kernels_fwd;
   const Seconds attention_fwd = kernels_time(dev, attention_core_only(fwd)).total;
+  // The backward's attention core runs 2.5x the forward's kernels that have a backward.
+  const Seconds attention_bwd = Seconds(2.5 * kernels_time(dev, attention_core_only(fwd, false)).total.value());
   if (par.tp_comm_overlap) {
     hide(c.fwd, c.fwd.tp_comm, tp_layer_, kernels_fwd.compute_bound, dev, tp_bw_);
   } else {
@@ -507,7 +511,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShap
       } else {
         b.tp_comm = tp_layer_;
       }
-      hide(b, b.cp_comm, 2.0 * cp_layer_, Seconds(2.5 * attention_fwd.value()), dev, cp_bw_);
+      hide(b, b.cp_comm, 2.0 * cp_layer_, attention_bwd, dev, cp_bw_);
       if (ep_pass.value() > 0) {
         hide(b, b.ep_comm, ep_pass, ep_window(ks, kernels), dev, ep_bw_, par.ep_comm_sms, reserved);
         b.ep_passes = 1.0;

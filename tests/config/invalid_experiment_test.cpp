@@ -475,6 +475,24 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     CHECK(ds.size() == 1);
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/device/efficiency/attention_half_keys", "out of range"));
   }
+  SECTION("ALiBi with FlashAttention (v1): one located message; other kernels and the unfused path pass") {
+    doc["model"]["position"] = "alibi";
+    doc["training"]["flash_attention"] = true;
+    doc["training"]["attention_kernel"] = "flash-1";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 1);
+    CHECK(has_diagnostic(ds, "exp.json", "/training/attention_kernel", "bias input"));
+    for (const char* ok : {"flash-2", "cudnn", "triton-flash", "native"}) {
+      doc["training"]["attention_kernel"] = ok;
+      CHECK(check(doc).empty());
+    }
+    doc["training"]["attention_kernel"] = "flash-1";
+    doc["training"]["flash_attention"] = false;
+    CHECK(!check(doc).empty());  // a kernel named with flash attention off is its own error
+    doc["training"].erase("attention_kernel");
+    CHECK(check(doc).empty());
+  }
   SECTION("NICs without a NIC description") {
     doc["cluster"]["node"].erase("nic");
     ds = check(doc);

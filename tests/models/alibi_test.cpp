@@ -5,13 +5,20 @@
 
 #include <string_view>
 
+#include "models/roofline.hpp"
 #include "models/transformer_cost.hpp"
+#include "sim/config/catalog_entries.hpp"
+#include "sim/graph/op_cost.hpp"
 #include "tests/engine/fixtures.hpp"
 
 using namespace clustersim;
 using namespace clustersim::testing;
 
 namespace {
+
+DeviceSpec device(const char* name) {
+  return config::load_device(catalog(), name);
+}
 
 double bytes_of(const LayerKernels& ks) {
   double b = 0;
@@ -61,6 +68,30 @@ TEST_CASE("ALiBi inside a fused attention kernel costs what rotary positions' at
   s.flash_attention = true;
   CHECK(count_named(layer_forward_kernels(alibi, s), "alibi_bias") == 0);
   CHECK(count_named(layer_forward_kernels(alibi, s), "flash_attention") == 1);
+  const DeviceSpec h100 = device("h100-sxm5-80gb");
+  CHECK(kernels_time(h100, layer_forward_kernels(alibi, s)).total.value() ==
+        kernels_time(h100, layer_forward_kernels(rotary, s)).total.value());
+  CHECK(kernels_time(h100, layer_backward_kernels(alibi, s, true, true)).total.value() ==
+        kernels_time(h100, layer_backward_kernels(rotary, s, true, true)).total.value());
+}
+
+// The backward's context-parallel window is 2.5x the forward attention core that has a backward: the
+// forward-only bias copy is not in it, so unfused ALiBi with cp 2 exposes as much ring traffic in the
+// backward as learned positions do (the forward window, which includes the copy, hides more).
+TEST_CASE("the ALiBi bias copy does not widen the backward's context-parallel window", "[models]") {
+  Scenario learned = scenario(dgx_a100_cluster(2), gpt(4, 8192, 64, 512), 8, 1, 1, 8);
+  learned.parallelism.cp = 2;
+  learned.parallelism.dp = 1;
+  learned.training.flash_attention = false;
+  Scenario alibi = learned;
+  alibi.model.position = PositionKind::alibi;
+  const ChunkCosts a = OpCostModel(alibi).chunk_costs(ChunkRole{4, false, false});
+  const ChunkCosts l = OpCostModel(learned).chunk_costs(ChunkRole{4, false, false});
+  INFO("fwd cp " << l.forward.cp_comm.value() << " bwd cp " << l.backward.cp_comm.value() << " alibi bwd "
+                 << a.backward.cp_comm.value());
+  REQUIRE(l.backward.cp_comm.value() > 0.0);
+  CHECK(a.forward.compute > l.forward.compute);
+  CHECK(a.backward.cp_comm.value() == Approx(l.backward.cp_comm.value()));
 }
 
 TEST_CASE("ALiBi has no position table: the embedding holds the vocabulary only", "[models]") {
