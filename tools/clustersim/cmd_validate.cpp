@@ -6,6 +6,7 @@
 #include "fraction_option.hpp"
 #include "output.hpp"
 #include "paths.hpp"
+#include "sim/config/edit_distance.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/config/reference_runs.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -14,6 +15,38 @@
 
 namespace clustersim::cli {
 
+namespace {
+
+// `validate --experiment ID`: the experiment document of one record, so a user can run it, change it and see
+// what validate simulated. The record's node overrides (jobs smaller than a node, an NVL72 domain the job
+// only partly spans) are printed as the --set options `clustersim run` needs to reproduce the prediction.
+int print_record_experiment(const config::ReferenceSet& set, const std::string& id,
+                            const std::filesystem::path& file) {
+  for (const config::ReferenceCase& c : set.cases) {
+    if (c.id != id) continue;
+    write_stdout(c.experiment.dump(2) + "\n");
+    for (const std::string& a : c.assumptions) std::fprintf(stderr, "assumption: %s\n", a.c_str());
+    std::string sets;
+    if (c.devices_per_node_override)
+      sets += fmt::format(" --set /cluster/node/devices_per_node={}", *c.devices_per_node_override);
+    if (c.domain_devices_override)
+      sets += fmt::format(" --set /cluster/node/nvlink_domain_devices={}", *c.domain_devices_override);
+    if (!sets.empty()) std::fprintf(stderr, "run it with: clustersim run FILE%s\n", sets.c_str());
+    return 0;
+  }
+  for (const config::ReferenceSkip& s : set.skipped) {
+    if (s.id == id)
+      throw ConfigError(file.string(), "", fmt::format("record \"{}\" is skipped, so it has no experiment: {}", id, s.reason));
+  }
+  std::vector<std::string_view> ids;
+  for (const config::ReferenceCase& c : set.cases) ids.push_back(c.id);
+  for (const config::ReferenceSkip& s : set.skipped) ids.push_back(s.id);
+  throw ConfigError(file.string(), "",
+                    fmt::format("no record with id \"{}\"{}", id, config::did_you_mean(id, ids)));
+}
+
+}  // namespace
+
 Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
   struct Options {
     std::string file;
@@ -21,6 +54,7 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
     std::string split = "all";
     std::string max_error;
     int expect_count = -1;
+    std::string experiment;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("file", opt->file,
@@ -34,6 +68,9 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
          "--expect-count", opt->expect_count,
          "exit 3 if fewer records than this are predicted (a record that used to predict is now skipped)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--experiment", opt->experiment,
+                 "print the experiment document validate builds for the record with this id (stdout, JSON; "
+                 "its assumptions and any --set the run needs on stderr) and exit without predicting");
   return [opt, &global]() {
     std::filesystem::path file = opt->file;
     const bool default_corpus = file.empty();
@@ -48,6 +85,7 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
     const double limit =
         opt->max_error.empty() ? -1 : parse_fraction_option(opt->max_error, "--max-error", "5%");
     const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
+    if (!opt->experiment.empty()) return print_record_experiment(read_corpus(file, paths, default_corpus), opt->experiment, file);
     ValidationResult r = run_validation(read_corpus(file, paths, default_corpus), paths, opt->split);
     const auto energy = file.parent_path() / "energy_runs.json";
     if (default_corpus && std::filesystem::exists(energy)) add_energy_arithmetic(r, energy, paths);
