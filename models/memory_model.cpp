@@ -83,13 +83,15 @@ double stage_parameters(const TransformerSpec& m, const MemoryInputs& in) {
   const ParameterCount pc = parameter_count(m);
   const int moe = in.moe_layers_on_stage;
   double p = pc.per_layer * (in.layers_on_stage - moe) + pc.moe_layer_shared * moe + in.extra_parameters;
-  if (in.first_stage) p += pc.embedding;
+  if (in.first_stage) p += pc.embedding - pc.position_table;
   if (in.last_stage) {
     p += pc.head;
     // A tied LM head on a separate last stage keeps its own copy of the embedding (Megatron).
     if (m.tied_embeddings && in.pp > 1) p += static_cast<double>(m.vocab) * m.hidden;
   }
-  return p / in.shape.tp + stage_expert_parameters(m, in);
+  // The learned position table is whole on every TP rank.
+  const double replicated = in.first_stage ? pc.position_table : 0.0;
+  return p / in.shape.tp + replicated + stage_expert_parameters(m, in);
 }
 
 MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& in) {

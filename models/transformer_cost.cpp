@@ -589,8 +589,8 @@ ParameterCount parameter_count(const TransformerSpec& m) {
   }
   p.moe_layers = m.moe_layers_in(0, m.layers);
   p.dense_layers = m.layers - p.moe_layers;
-  p.embedding =
-      static_cast<double>(m.vocab) * h + (m.position == PositionKind::learned ? m.seq_len * h : 0.0);
+  p.position_table = m.position == PositionKind::learned ? m.seq_len * h : 0.0;
+  p.embedding = static_cast<double>(m.vocab) * h + p.position_table;
   p.head = (m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * h) + norm;
   return p;
 }

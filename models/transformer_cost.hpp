@@ -235,6 +235,9 @@ struct ParameterCount {
                                  // shared experts (sharded like a dense layer: by tp)
   double moe_layer_experts = 0;  // the routed experts of one MoE layer (sharded by ep·etp)
   double embedding = 0;          // token (+ learned position) embedding
+  double position_table = 0;     // the learned position table inside `embedding`: replicated on every TP
+                                 // rank (Megatron's position embedding is a plain torch.nn.Embedding;
+                                 // only the word table is vocabulary-parallel)
   double head = 0;               // LM head if untied (0 if tied) + final norm
   int dense_layers = 0;          // layers of each kind in the whole model
   int moe_layers = 0;

@@ -291,7 +291,7 @@ int tied_peer_stage(const std::vector<ChunkRole>& roles, int stage, int v, const
 ChunkParameters chunk_parameters(const Scenario& s, const ParameterCount& pc, const ChunkRole& role) {
   const ParallelismSpec& par = s.parallelism;
   double p = pc.per_layer * (role.layers - role.moe_layers) + pc.moe_layer_shared * role.moe_layers;
-  if (role.has_embedding) p += pc.embedding;
+  if (role.has_embedding) p += pc.embedding - pc.position_table;
   if (role.has_head) p += pc.head;
   double experts = pc.moe_layer_experts * role.moe_layers;
   if (role.mtp_modules > 0) {
@@ -303,7 +303,9 @@ ChunkParameters chunk_parameters(const Scenario& s, const ParameterCount& pc, co
     p += role.mtp_modules * ((moe ? pc.moe_layer_shared : pc.per_layer) + 2.0 * h * h + 2.0 * h);
     if (moe) experts += role.mtp_modules * pc.moe_layer_experts;
   }
-  return {p / par.tp, experts / (par.ep * par.etp)};
+  // The learned position table is whole on every TP rank.
+  const double replicated = role.has_embedding ? pc.position_table : 0.0;
+  return {p / par.tp + replicated, experts / (par.ep * par.etp)};
 }
 
 // Gradient of one chunk for compression: its parameters, and for PowerSGD its weight matrices.

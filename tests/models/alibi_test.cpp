@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "models/memory_model.hpp"
 #include "models/roofline.hpp"
 #include "models/transformer_cost.hpp"
 #include "sim/config/catalog_entries.hpp"
@@ -102,4 +103,29 @@ TEST_CASE("ALiBi has no position table: the embedding holds the vocabulary only"
   CHECK(parameter_count(learned).embedding - parameter_count(alibi).embedding == Approx(table));
   LayerShape s;
   CHECK(bytes_of(embedding_forward_kernels(alibi, s)) < bytes_of(embedding_forward_kernels(learned, s)));
+}
+
+TEST_CASE("a learned position table is whole on every TP rank; ALiBi and rotary hold none", "[models][memory]") {
+  TransformerSpec learned = gpt(4, 4096, 32, 2048);
+  const ParameterCount pc = parameter_count(learned);
+  CHECK(pc.position_table == Approx(2048.0 * 4096));
+  CHECK(pc.embedding == Approx(static_cast<double>(learned.vocab) * 4096 + 2048.0 * 4096));
+  MemoryInputs in;
+  in.shape.tp = 8;
+  in.layers_on_stage = 4;
+  in.first_stage = true;
+  in.last_stage = false;
+  in.pp = 2;
+  // Megatron shards only the word table over TP (VocabParallelEmbedding); the position embedding is a
+  // plain torch.nn.Embedding, so each of the 8 ranks holds all of it.
+  const double expected = (pc.per_layer * 4 + static_cast<double>(learned.vocab) * 4096) / 8 + 2048.0 * 4096;
+  CHECK(stage_parameters(learned, in) == Approx(expected));
+  in.first_stage = false;
+  CHECK(stage_parameters(learned, in) == Approx(pc.per_layer * 4 / 8));
+  TransformerSpec alibi = learned;
+  alibi.position = PositionKind::alibi;
+  CHECK(parameter_count(alibi).position_table == 0.0);
+  in.first_stage = true;
+  CHECK(stage_parameters(alibi, in) ==
+        Approx((parameter_count(alibi).per_layer * 4 + static_cast<double>(alibi.vocab) * 4096) / 8));
 }
