@@ -48,7 +48,8 @@ struct Gate {
 // half percent; the row counts are exact.
 constexpr Gate kGates[] = {
     // BEGIN GATES (tools/accuracy_tables.py --write)
-    {"test", "bigscience_tr11_prequel_2022", 17, 25.0, 44.0},
+    {"test", "bigscience_tr11_prequel_2022", 18, 25.5, 44.0},
+    {"test", "bigscience_tr11_readme_2022", 2, 79.0, 119.0},
     {"test", "bigscience_tr8_104b_tuneup_2021", 5, 35.0, 39.0},
     {"test", "flashattn_repo_training_readme", 5, 8.0, 18.0},
     {"test", "llmfoundry-benchmarks-2023", 24, 7.5, 20.0},
@@ -77,9 +78,9 @@ constexpr Gate kGates[] = {
     {"test", "torchtitan-benchmarks-trainy-h200-202506", 2, 12.0, 13.0},
     {"test", "torchtitan-docs-performance-2024", 11, 8.0, 21.0},
     {"test", "vocabparallel_2025", 24, 12.0, 25.0},
-    {"test", "", 402, 12.0, 118.5},
+    {"test", "", 405, 12.5, 119.0},
     {"calibration", "korthikanti2022", 9, 4.5, 8.5},
-    {"calibration", "megatron-core-readme-2024", 9, 4.0, 14.0},
+    {"calibration", "megatron-core-readme-2024", 9, 4.5, 14.0},
     {"calibration", "megatron-lm-readme-2020", 12, 3.0, 7.0},
     {"calibration", "narayanan2021", 22, 5.0, 21.0},
     {"calibration", "", 52, 4.5, 21.0},
