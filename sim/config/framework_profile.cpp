@@ -33,7 +33,9 @@ constexpr std::array<std::string_view, 4> kSchedules{"1f1b", "interleaved", "gpi
 constexpr std::array<std::string_view, 6> kModelKeys{"mlp",         "norm",          "position",
                                                      "linear_bias", "tied_embeddings", "parallel_block"};
 
-constexpr std::array<std::string_view, 3> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle"};
+constexpr std::array<std::string_view, 5> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle",
+                                                          "deepspeed-transformer",
+                                                          "deepspeed-transformer-embedding"};
 constexpr std::array<std::string_view, 1> kGlobalBatch{"micro-batch-times-dp"};
 // Record spellings of the MLP: the model's kinds plus "relu", which the record reader costs as a
 // two-matrix MLP with the GELU kernels (reference_runs.cpp says so as an assumption).
@@ -419,8 +421,100 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
   }
 }
 
+namespace {
+
+// DeepSpeed's partition_balanced (deepspeed/runtime/utils.py at microsoft/DeepSpeed 29bee73, 2021-10-21:
+// prefix_sum_inc, _lprobe, _rb_partition_balanced, partition_balanced, partition_uniform), ported line for
+// line: a binary search (eps 1e-3) for the smallest bottleneck a greedy left-to-right probe can meet, then
+// that probe's boundaries. Returns the num_parts + 1 boundaries into the item list.
+std::vector<std::size_t> deepspeed_partition_uniform(std::size_t num_items, std::size_t num_parts) {
+  std::vector<std::size_t> parts(num_parts + 1, 0);
+  if (num_items <= num_parts) {
+    for (std::size_t p = 0; p <= num_parts; ++p) parts[p] = std::min(p, num_items);
+    return parts;
+  }
+  const std::size_t chunksize = num_items / num_parts;
+  for (std::size_t p = 0; p < num_parts; ++p) parts[p] = std::min(chunksize * p, num_items);
+  parts[num_parts] = num_items;
+  return parts;
+}
+
+// _lprobe: `w` are inclusive prefix sums. Python's w[-1] (when a boundary is 0) is the last element.
+std::pair<std::vector<std::size_t>, bool> deepspeed_lprobe(const std::vector<double>& w, std::size_t num_parts,
+                                                           double bottleneck) {
+  const std::size_t num_items = w.size();
+  const double total = w.back();
+  std::vector<std::size_t> parts(num_parts + 1, num_items);
+  parts[0] = 0;
+  double bsum = bottleneck;
+  const std::size_t chunksize = num_items / num_parts;
+  std::size_t step = chunksize;
+  for (std::size_t p = 1; p < num_parts; ++p) {
+    while (step < num_items && w[step] < bsum) step += chunksize;
+    const std::size_t lo = step - chunksize;
+    const std::size_t hi = std::min(step, num_items);
+    parts[p] = static_cast<std::size_t>(std::lower_bound(w.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                         w.begin() + static_cast<std::ptrdiff_t>(hi), bsum) -
+                                        w.begin());
+    if (parts[p] == num_items) {
+      const double part_size = total - w[parts[p - 1]];
+      return {parts, part_size < bottleneck};
+    }
+    bsum = (parts[p] == 0 ? w.back() : w[parts[p] - 1]) + bottleneck;
+  }
+  return {parts, bsum >= total};
+}
+
+std::vector<std::size_t> deepspeed_partition_balanced(const std::vector<double>& weights, std::size_t num_parts) {
+  const std::size_t num_items = weights.size();
+  if (num_items <= num_parts) return deepspeed_partition_uniform(num_items, num_parts);
+  std::vector<double> w = weights;
+  for (std::size_t i = 1; i < w.size(); ++i) w[i] += w[i - 1];
+  constexpr double eps = 1e-3;
+  double lower = w.back() / static_cast<double>(num_parts);
+  double upper = w.back();
+  while (upper > lower + eps) {
+    const double mid = lower + (upper - lower) / 2;
+    if (deepspeed_lprobe(w, num_parts, mid).second) {
+      upper = mid;
+    } else {
+      lower = mid + eps;
+    }
+  }
+  return deepspeed_lprobe(w, num_parts, upper).first;
+}
+
+}  // namespace
+
 std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, int layers, int chunks) {
   if (layers <= 0 || chunks <= 0) return std::nullopt;
+  if (rule == "deepspeed-transformer" || rule == "deepspeed-transformer-embedding") {
+    // DeepSpeed's PipelineModule partition_method "type:transformer" (Megatron-DeepSpeed's default) or
+    // "type:transformer|embedding" (BigScience's BLOOM runs): weight 1 for every layer whose class matches,
+    // 0 for the rest, over Megatron-DeepSpeed's GPTModelPipe layer list (megatron/model/gpt_model.py,
+    // bigscience-workshop/Megatron-DeepSpeed 8387ae17, lines 212-291): the fp16 cast, the input
+    // EmbeddingPipe, a transpose, the transformer layers, the undo transpose, the final LayerNorm, the tied
+    // output EmbeddingPipe, the fp32 cast.
+    if (layers > (1 << 24) || chunks > (1 << 24)) return std::nullopt;
+    const double embedding = rule == "deepspeed-transformer-embedding" ? 1.0 : 0.0;
+    std::vector<double> weights{0.0, embedding, 0.0};
+    weights.insert(weights.end(), static_cast<std::size_t>(layers), 1.0);
+    weights.insert(weights.end(), {0.0, 0.0, embedding, 0.0});
+    const auto n = static_cast<std::size_t>(chunks);
+    const std::vector<std::size_t> parts = deepspeed_partition_balanced(weights, n);
+    const std::size_t first = 3;
+    const std::size_t last = first + static_cast<std::size_t>(layers);  // one past the last transformer layer
+    std::vector<int> out(n, 0);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t lo = std::max(parts[k], first);
+      const std::size_t hi = std::min(parts[k + 1], last);
+      out[k] = hi > lo ? static_cast<int>(hi - lo) : 0;
+      // "the current implementation of PP fails unless each stage has at least one transformer layer"
+      // (the same file, above the partition_method default).
+      if (out[k] == 0) return std::nullopt;
+    }
+    return out;
+  }
   const auto n = static_cast<std::size_t>(chunks);
   if (rule == "even") {
     if (layers % chunks != 0) return std::nullopt;

@@ -50,7 +50,7 @@ struct FrameworkProfile {
   std::optional<std::string> schedule;             // pipeline schedule when pp > 1 and unstated
   std::optional<int> interleave_max_vp;            // deepest vp <= this when "interleaved" has no vp
   // How the framework spreads layers that do not divide evenly over the pp·vp pipeline chunks:
-  // "ends-one-fewer" | "remainder-to-middle" (pipeline_split_layers below).
+  // "ends-one-fewer" | "remainder-to-middle" | "deepspeed-transformer[-embedding]" (pipeline_split_layers below).
   std::optional<std::string> pipeline_split;
   std::optional<int> tp, pp, cp;                   // model parallelism when unstated
   nlohmann::json gradient_precision = nlohmann::json::object();  // compute precision -> reduce precision
@@ -84,7 +84,10 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p);
 ///    one layer, (layers + 2) / chunks per chunk, the first and the last chunk one layer fewer;
 ///  - "remainder-to-middle": torchtitan's generate_split_points (torchtitan/parallelisms/
 ///    pipelining_utils.py, 2024): layers // chunks on the first chunk, one more on each of the next
-///    layers % chunks chunks, the last chunk the rest.
+///    layers % chunks chunks, the last chunk the rest;
+///  - "deepspeed-transformer" / "deepspeed-transformer-embedding": DeepSpeed's PipelineModule partition_method
+///    "type:transformer" (Megatron-DeepSpeed's default) / "type:transformer|embedding" over GPTModelPipe's layer
+///    list, DeepSpeed's partition_balanced ported line for line; nullopt when a chunk gets no transformer layer.
 std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, int layers, int chunks);
 
 /// Layers per chunk that balance the chunks' work when the first chunk also carries `first_extra` and the

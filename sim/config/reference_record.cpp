@@ -55,8 +55,9 @@ constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"
 constexpr std::array<std::string_view, 4> kSelectiveRecompute{"attention", "op", "layer", "core-attn"};
 constexpr std::array<std::string_view, 11> kSchedule{"1f1b",  "interleaved", "gpipe", "dualpipe", "zb",    "zb-h1",
                                                     "zb-1p", "zb-2p",       "zb-v",  "v-half",   "v-min"};
-constexpr std::array<std::string_view, 4> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle",
-                                                         "balanced"};
+constexpr std::array<std::string_view, 6> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle",
+                                                         "balanced", "deepspeed-transformer",
+                                                         "deepspeed-transformer-embedding"};
 constexpr std::array<std::string_view, 5> kAttentionKernel{"native", "cudnn", "flash-2", "flash-1", "triton-flash"};
 constexpr std::array<std::string_view, 4> kVocabParallel{"none", "vocab-1", "vocab-2", "interlaced"};
 constexpr std::array<std::string_view, 3> kMoeOverlap{"none", "shared-expert", "compute"};
@@ -217,7 +218,9 @@ constexpr Field kParallelismFields[] = {
     one_of("pipeline_split",
            "how layers that do not divide over pp·vp chunks are spread (ends-one-fewer: first and last chunk "
            "one layer fewer, Megatron's embedding/loss accounting; remainder-to-middle: torchtitan; balanced: "
-           "layers moved off the stage holding the output layer until the FLOPs are even)",
+           "layers moved off the stage holding the output layer until the FLOPs are even; deepspeed-transformer "
+           "and deepspeed-transformer-embedding: DeepSpeed's partition_method type:transformer (Megatron-DeepSpeed's "
+           "default) and type:transformer|embedding)",
            kPipelineSplit),
     string("pipeline_layout",
            "Megatron-Core's pipeline_model_parallel_layout as the source's recipe sets it, e.g. "

@@ -379,6 +379,35 @@ TEST_CASE("framework rules for layers that do not divide over the pipeline chunk
     CHECK(pipeline_split_layers("remainder-to-middle", 32, 8) == std::vector<int>(8, 4));
     CHECK(!pipeline_split_layers("remainder-to-middle", 4, 8));
   }
+  SECTION("DeepSpeed partition_method type:transformer and type:transformer|embedding") {
+    // Expected values are what DeepSpeed's own partition_balanced (runtime/utils.py at 29bee73, run in
+    // Python over GPTModelPipe's layer list) returns; the first two are printed by BigScience's pages.
+    std::vector<int> bloom(12, 6);
+    bloom.front() = bloom.back() = 5;  // tr11-176B-ml README: [embed | 5 blocks], 6 x 10, [5 blocks | embed]
+    CHECK(pipeline_split_layers("deepspeed-transformer-embedding", 70, 12) == bloom);
+    std::vector<int> prequel(12, 7);
+    prequel.back() = 1;  // chronicles-prequel.md: "the last stage has 1 block, while the rest have 7"
+    CHECK(pipeline_split_layers("deepspeed-transformer", 78, 12) == prequel);
+    std::vector<int> emb78(12, 7);
+    emb78.front() = 6;
+    emb78.back() = 2;
+    CHECK(pipeline_split_layers("deepspeed-transformer-embedding", 78, 12) == emb78);
+    CHECK(pipeline_split_layers("deepspeed-transformer", 30, 4) == std::vector<int>{8, 8, 8, 6});
+    CHECK(pipeline_split_layers("deepspeed-transformer-embedding", 10, 4) == std::vector<int>{2, 3, 3, 2});
+    CHECK(pipeline_split_layers("deepspeed-transformer", 1000, 7) ==
+          std::vector<int>{143, 143, 143, 143, 143, 143, 142});
+    CHECK(pipeline_split_layers("deepspeed-transformer-embedding", 1000, 7) ==
+          std::vector<int>{143, 144, 144, 144, 144, 144, 137});
+    CHECK(pipeline_split_layers("deepspeed-transformer", 64, 16) == std::vector<int>(16, 4));
+    // Where DeepSpeed leaves a stage without a transformer layer, Megatron-DeepSpeed fails to run
+    // ("the current implementation of PP fails unless each stage has at least one transformer layer").
+    CHECK(!pipeline_split_layers("deepspeed-transformer", 5, 4));  // DeepSpeed: 2, 2, 1, 0
+    CHECK(!pipeline_split_layers("deepspeed-transformer-embedding", 95, 24));
+    CHECK(!pipeline_split_layers("deepspeed-transformer", 3, 4));
+    // Divisible with the embeddings counted: the same as Megatron-Core's embedding/loss accounting.
+    CHECK(pipeline_split_layers("deepspeed-transformer-embedding", 106, 12) ==
+          pipeline_split_layers("ends-one-fewer", 106, 12));
+  }
   SECTION("even") {
     CHECK(pipeline_split_layers("even", 32, 8) == std::vector<int>(8, 4));
     CHECK(!pipeline_split_layers("even", 126, 16));
@@ -1234,5 +1263,38 @@ TEST_CASE("a record's framework date is a real month (and day), else one located
     CHECK(first_problem(r) == fmt::format("unit.json:/0/framework/date: \"{}\" is not a date (expected YYYY-MM with "
                                           "month 01..12, or YYYY-MM-DD with a day of that month)",
                                           bad));
+  }
+}
+
+TEST_CASE("Megatron-DeepSpeed records whose layers do not divide take DeepSpeed's type:transformer partition") {
+  json r = base_record();
+  r["framework"] = {{"name", "megatron-deepspeed"}, {"version", nullptr}, {"date", "2022-02"}};
+  r["model"]["layers"] = 78;
+  r["parallelism"]["pp"] = 12;
+  r["parallelism"]["tp"] = 1;
+  r["hardware"]["count"] = 96;
+  r["parallelism"]["global_batch"] = 96;
+  const auto c = only_case(read(r));
+  // chronicles-prequel.md line 874: "the last stage has 1 block, while the rest have 7".
+  std::vector<int> want(12, 7);
+  want.back() = 1;
+  CHECK(c.experiment["parallelism"]["pipeline_layers"].get<std::vector<int>>() == want);
+  CHECK(mentions(c.assumptions, "not stated; megatron-deepspeed-2021 rule deepspeed-transformer"));
+  SECTION("the stated type:transformer|embedding rule puts the embeddings in the balance") {
+    r["parallelism"]["pipeline_split"] = "deepspeed-transformer-embedding";
+    const auto e = only_case(read(r));
+    std::vector<int> emb(12, 7);
+    emb.front() = 6;
+    emb.back() = 2;
+    CHECK(e.experiment["parallelism"]["pipeline_layers"].get<std::vector<int>>() == emb);
+    CHECK(mentions(e.assumptions, "stated rule deepspeed-transformer-embedding"));
+  }
+  SECTION("a split DeepSpeed would leave a stage empty on is skipped with the reason") {
+    r["model"]["layers"] = 95;
+    r["parallelism"]["pp"] = 24;
+    r["parallelism"]["pipeline_split"] = "deepspeed-transformer-embedding";
+    const ValidationResult v = run_validation(read(r), kPaths);
+    REQUIRE(v.skipped.size() == 1);
+    CHECK(v.skipped.front().reason.find("cannot spread 95 layers over pp·vp = 24") != std::string::npos);
   }
 }
