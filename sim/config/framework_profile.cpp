@@ -495,7 +495,7 @@ std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, i
     // bigscience-workshop/Megatron-DeepSpeed 8387ae17, lines 212-291): the fp16 cast, the input
     // EmbeddingPipe, a transpose, the transformer layers, the undo transpose, the final LayerNorm, the tied
     // output EmbeddingPipe, the fp32 cast.
-    if (layers > (1 << 24) || chunks > (1 << 24)) return std::nullopt;
+    if (layers > (1 << 20) || chunks > (1 << 20)) return std::nullopt;  // bounds the item list (8 MiB)
     const double embedding = rule == "deepspeed-transformer-embedding" ? 1.0 : 0.0;
     std::vector<double> weights{0.0, embedding, 0.0};
     weights.insert(weights.end(), static_cast<std::size_t>(layers), 1.0);
