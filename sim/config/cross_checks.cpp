@@ -8,6 +8,7 @@
 
 #include "schedules/pipeline_schedule.hpp"
 #include "sim/config/enum_names.hpp"
+#include "sim/config/framework_profile.hpp"
 #include "sim/config/pipeline_layout.hpp"
 
 namespace clustersim::config {
@@ -116,6 +117,32 @@ void Checker::check_tensor_split() {
 
 void Checker::check_pipeline() {
   auto& p = s_.parallelism;
+  // A stated rule gives the split of this pp·vp (framework_profile.hpp), checked below as a stated one.
+  if (!p.pipeline_split.empty() && p.schedule == ScheduleKind::v_half && usable({"/parallelism/schedule"})) {
+    error("/parallelism/pipeline_split",
+          "schedule \"v-half\" splits the layers evenly over its 2·pp chunks (the authors' code sets the layers "
+          "per chunk itself): a pipeline_split rule is not supported with it");
+  } else if (!p.pipeline_split.empty() &&
+             usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/parallelism/pipeline_split"})) {
+    const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.vp;
+    const auto split = chunks <= (1 << 20) ? pipeline_split_layers(p.pipeline_split, s_.model.layers,
+                                                                     static_cast<int>(chunks))
+                                           : std::nullopt;
+    if (split) {
+      p.pipeline_layers = *split;
+    } else {
+      const std::string why =
+          p.pipeline_split == "ends-one-fewer"
+              ? "Megatron-Core asserts layers + 2 divisible by the stages, and at least two stages"
+          : p.pipeline_split == "remainder-to-middle"
+              ? "torchtitan needs at least one layer per stage"
+              : "DeepSpeed's partition would leave a stage without a transformer layer, which Megatron-DeepSpeed "
+                "cannot run";
+      error("/parallelism/pipeline_split",
+            fmt::format("\"{}\" cannot spread {} layers over pp·vp = {}·{} = {} virtual stages ({})",
+                        p.pipeline_split, s_.model.layers, p.pp, p.vp, chunks, why));
+    }
+  }
   if (p.schedule == ScheduleKind::v_half) {
     // V-Half sets its own even split over 2·pp chunks: check_v_half() refuses an explicit one and checks
     // the layer count, one message each.
@@ -144,7 +171,7 @@ void Checker::check_pipeline() {
             fmt::format("the entries sum to {} layers, but the model has {}", sum, s_.model.layers));
       p.pipeline_layers.clear();
     }
-  } else if (p.pipeline_layers.empty() &&
+  } else if (p.pipeline_layers.empty() && p.pipeline_split.empty() &&
              usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/parallelism/pipeline_layout"}) &&
              !(s_.cluster.pools.size() > 0 && p.hetero == HeteroMode::pipeline &&
                p.hetero_split == HeteroSplit::proportional) &&

@@ -19,6 +19,8 @@ constexpr auto kDpCollectives = std::to_array<std::string_view>({"hierarchical",
 constexpr auto kVocabParallel = std::to_array<std::string_view>({"none", "vocab-1", "vocab-2", "interlaced"});
 constexpr auto kMoeOverlapChoices = std::to_array<std::string_view>({"none", "shared-expert", "compute"});
 constexpr auto kMasterWeights = std::to_array<std::string_view>({"fp32", "none"});
+constexpr auto kPipelineSplitRules = std::to_array<std::string_view>(
+    {"ends-one-fewer", "remainder-to-middle", "deepspeed-transformer", "deepspeed-transformer-embedding"});
 
 constexpr auto kHeteroChoices = std::to_array<std::string_view>({"data", "pipeline"});
 constexpr auto kHeteroSplitChoices = std::to_array<std::string_view>({"proportional", "equal"});
@@ -94,6 +96,16 @@ constexpr Field kParallelismFields[] = {
             "stage are the pipeline_layers; it must have pp·vp stages, the model's layers as t and "
             "model.mtp_depth m layers beside L; exclusive with pipeline_layers",
      .fallback = "derived: none (pipeline_layers, else layers / (pp·vp) each)"},
+    {.key = "pipeline_split",
+     .kind = FieldKind::choice,
+     .doc = "a framework's rule for layers that do not divide over the pp·vp stages, applied at every pp·vp "
+            "(sweeps over pp keep it): ends-one-fewer (Megatron-Core's account_for_embedding/loss_in_pipeline_"
+            "split: the first and last stage one layer fewer), remainder-to-middle (torchtitan's split points), "
+            "deepspeed-transformer / deepspeed-transformer-embedding (DeepSpeed's partition_method "
+            "type:transformer, Megatron-DeepSpeed's default, / type:transformer|embedding); docs/validation.md "
+            "\"Uneven pipeline stages\"; exclusive with pipeline_layers and pipeline_layout",
+     .fallback = "derived: none (layers / (pp·vp) each)",
+     .choices = kPipelineSplitRules},
     {.key = "sequence_parallel",
      .kind = FieldKind::boolean,
      .doc = "Korthikanti et al. 2022 sequence parallelism",
@@ -449,6 +461,13 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
     } else {
       p.pipeline_layout = *layout;
       p.pipeline_layers = parsed.layout->decoder_per_stage();
+    }
+  }
+  if (const auto rule = r.get_choice("pipeline_split")) {
+    if (r.find("pipeline_layers") != nullptr || r.find("pipeline_layout") != nullptr) {
+      r.error("pipeline_split", "state one of pipeline_split, pipeline_layers and pipeline_layout");
+    } else {
+      p.pipeline_split = std::string(kPipelineSplitRules[*rule]);
     }
   }
   p.sequence_parallel = r.boolean("sequence_parallel");

@@ -272,6 +272,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   }
   if (!p.pipeline_layout.empty()) {
     j["parallelism"]["pipeline_layout"] = p.pipeline_layout;
+  } else if (!p.pipeline_split.empty()) {
+    j["parallelism"]["pipeline_split"] = p.pipeline_split;  // the rule, re-applied when read back
   } else if (!p.pipeline_layers.empty()) {
     j["parallelism"]["pipeline_layers"] = p.pipeline_layers;
   }

@@ -418,7 +418,8 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
     r.notes.push_back(fmt::format(
         "the experiment's pipeline split ({}) is not searched: every strategy splits the layers evenly over "
         "its pp·vp stages",
-        base.parallelism.pipeline_layout.empty()
+        !base.parallelism.pipeline_split.empty() ? "pipeline_split \"" + base.parallelism.pipeline_split + "\""
+        : base.parallelism.pipeline_layout.empty()
             ? std::string("pipeline_layers")
             : "pipeline_layout \"" +
                   (base.parallelism.pipeline_layout.size() > 60 ? base.parallelism.pipeline_layout.substr(0, 57) + "..."

@@ -101,6 +101,9 @@ struct ParallelismSpec {
   /// Megatron-Core's pipeline_model_parallel_layout as stated (`pipeline_layout`; empty if not): the
   /// reader has set pipeline_layers to its transformer layers per virtual stage.
   std::string pipeline_layout;
+  /// A framework's rule for layers that do not divide over the pp·vp stages (`pipeline_split`; empty if not
+  /// stated): sim/config derives pipeline_layers from it for each pp·vp (framework_profile.hpp).
+  std::string pipeline_split;
   // Vocabulary parallelism (Yeung et al., MLSys 2025, arXiv 2411.05288): the input embedding and the
   // output layer + loss are partitioned over all pp pipeline ranks instead of sitting on the first and
   // last stage. "vocab-1" / "vocab-2" are the paper's overlapped schedules (§4, Alg. 1 / Alg. 2: one or

@@ -168,3 +168,57 @@ TEST_CASE("an experiment's parallelism.pipeline_layout sets pipeline_layers; bad
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_layout", "not both"));
   }
 }
+
+TEST_CASE("an experiment's parallelism.pipeline_split gives pipeline_layers at every pp·vp") {
+  auto doc = small_experiment();  // 8 layers, pp 2
+  TempDir dir;
+  ExperimentLoader loader(bundled_catalog());
+  SECTION("Megatron-Core's embedding/loss accounting: 8 layers + 2 over 2 stages") {
+    doc["parallelism"]["pipeline_split"] = "ends-one-fewer";
+    const Scenario s = loader.build(loader.load(dir.write("exp.json", doc).string()));
+    CHECK(s.parallelism.pipeline_layers == std::vector<int>{4, 4});
+    const auto j = scenario_to_json(s);
+    CHECK(j["parallelism"]["pipeline_split"] == "ends-one-fewer");  // the rule, not this pp's split
+    CHECK(!j["parallelism"].contains("pipeline_layers"));
+  }
+  SECTION("a sweep point with another pp gets that pp's split") {
+    doc["model"]["layers"] = 10;
+    doc["parallelism"]["pipeline_split"] = "ends-one-fewer";
+    const auto loaded = loader.load(dir.write("exp.json", doc).string());
+    CHECK(loader.build(loaded).parallelism.pipeline_layers == std::vector<int>{5, 5});
+    const std::vector<Override> pp4{{"/parallelism/pp", "4"}, {"/parallelism/dp", "2"}};
+    const Scenario s4 = loader.build(loaded, pp4);
+    CHECK(s4.parallelism.pipeline_layers == std::vector<int>{2, 3, 3, 2});
+  }
+  SECTION("DeepSpeed's type:transformer: 7 layers over 4 stages, which do not divide") {
+    doc["model"]["layers"] = 7;
+    doc["parallelism"]["pipeline_split"] = "deepspeed-transformer";
+    const std::vector<Override> pp4{{"/parallelism/pp", "4"}, {"/parallelism/dp", "2"}};
+    const Scenario s = loader.build(loader.load(dir.write("exp.json", doc).string()), pp4);
+    CHECK(s.parallelism.pipeline_layers == std::vector<int>{2, 2, 2, 1});
+  }
+  SECTION("a rule that cannot split the layers is one message at the key") {
+    doc["model"]["layers"] = 7;
+    doc["parallelism"]["pipeline_split"] = "ends-one-fewer";  // 7 + 2 over 2 stages
+    const auto ds = diagnostics_of(dir.write("exp.json", doc));
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_split",
+                         "\"ends-one-fewer\" cannot spread 7 layers over pp·vp = 2·1 = 2 virtual stages"));
+    CHECK(ds.size() == 1);  // not also "layers are not divisible by pp·vp"
+  }
+  SECTION("with pipeline_layers or pipeline_layout too, or under v-half") {
+    doc["parallelism"]["pipeline_split"] = "ends-one-fewer";
+    doc["parallelism"]["pipeline_layers"] = {4, 4};
+    auto ds = diagnostics_of(dir.write("exp.json", doc));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_split", "state one of pipeline_split"));
+    doc["parallelism"].erase("pipeline_layers");
+    doc["parallelism"]["schedule"] = "v-half";
+    ds = diagnostics_of(dir.write("exp.json", doc));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_split", "not supported with it"));
+  }
+  SECTION("an unknown rule lists the known ones") {
+    doc["parallelism"]["pipeline_split"] = "ends-one-fower";
+    const auto ds = diagnostics_of(dir.write("exp.json", doc));
+    CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_split", "did you mean \"ends-one-fewer\""));
+  }
+}
