@@ -526,8 +526,9 @@ void convert_mpt(Converter& c) {
       c.assume("attn_config.alibi absent: MptAttentionConfig's default (ALiBi)");
     }
     if (learned.value_or(false) && !c.given("position")) {
-      c.assume("learned_pos_emb true is not a position table here: with attn_config.alibi true MPT builds none "
-               "(the published checkpoints have no wpe weights)");
+      c.assume("learned_pos_emb true beside attn_config.alibi true: no position table is counted (the MPT-7B "
+               "model card: ALiBi, \"does not use positional embeddings\"; Transformers' MptModel has none); "
+               "llm-foundry's MPTModel would also build a max_seq_len x d_model wpe table (negligible)");
     }
   } else if (rope) {
     c.set("position", "rotary", "attn_config/rope");

@@ -420,11 +420,14 @@ TEST_CASE("MPT converts from d_model, n_heads, expansion_ratio and attn_config",
   check_keys(m, 32, 4096, 32, 32, 16384, 50432, "alibi", false, true, false);
   CHECK(m.model["seq_len"] == 2048);  // max_seq_len, said in a note
   CHECK(has_assumption(m, "seq_len = 2048 (max_seq_len"));
-  CHECK(has_assumption(m, "learned_pos_emb true is not a position table here"));
+  CHECK(has_assumption(m, "learned_pos_emb true beside attn_config.alibi true: no position table"));
   CHECK(has_assumption(m, "attn_config.attn_impl \"torch\" is not read"));
   CHECK(has_ignored(m, "attn_config.clip_qkv"));
   CHECK(has_ignored(m, "init_config"));
   CHECK_FALSE(has_ignored(m, "attn_config.alibi"));
+  // The MPT-7B model card: n_parameters 6.7B (6.65 B: 32 layers of 12·d_model² plus the tied 50432-token table).
+  CHECK(parameter_count(with_model({{"hf_config", hf_data("mpt-7b-instruct.json").string()}}).model).total() / 1e9 ==
+        Approx(6.65).epsilon(0.01));
   SECTION("no ALiBi: learned positions; GQA from kv_n_heads; biases; expansion_ratio") {
     auto hf = mpt;
     hf["attn_config"]["alibi"] = false;
