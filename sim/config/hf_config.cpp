@@ -423,7 +423,8 @@ void convert_tied(Converter& c, bool default_tied, std::string_view why) {
 
 // BLOOM (Transformers BloomConfig, src/transformers/models/bloom/configuration_bloom.py at commit
 // d94ee404add5208a61220111258cbafa50aaa297: n_layer and n_head with the aliases num_hidden_layers and
-// num_attention_heads, hidden_size with the older n_embed; and modeling_bloom.py: BloomMLP is
+// num_attention_heads, hidden_size with the older n_embed; and modeling_bloom.py at commit
+// 9d97831a1cbb420edac062c2e8454ce9ac1c4b79: BloomMLP is
 // dense_h_to_4h (h -> 4h) and dense_4h_to_h with bloom_gelu, the tanh approximation of GELU; every Linear in
 // the block has a bias; LayerNorms; ALiBi positions (build_alibi_tensor), no position table and no maximum
 // length in the config; word_embeddings_layernorm after the embedding; lm_head tied to the word embeddings,
@@ -608,7 +609,9 @@ void convert_mpt(Converter& c) {
 
 // Falcon. Transformers' FalconConfig (src/transformers/models/falcon/configuration_falcon.py at commit
 // 5fd8edad2a672d6a10d6352b62b823d56c3032bf; later versions add ffn_hidden_size, default 4·hidden_size,
-// activation, default "gelu", and num_ln_in_parallel_attn) and modeling_falcon.py: keys and values on
+// activation, default "gelu", and num_ln_in_parallel_attn) and modeling_falcon.py (FalconAttention at commit
+// 44272086ad6636711ce99155bf7d03f0cf95e8f4; FalconDecoderLayer's num_ln_in_parallel_attn, default 2 with the
+// new decoder architecture, in the later versions that read it): keys and values on
 // num_kv_heads heads when new_decoder_architecture or not multi_query, else on one head; new_decoder_architecture
 // (Falcon-40B/180B) always computes attention and MLP in parallel, from two LayerNorms (ln_attn, ln_mlp) unless
 // num_ln_in_parallel_attn is 1; otherwise parallel_attn chooses a parallel block from one input_layernorm or a
