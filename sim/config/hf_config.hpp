@@ -4,7 +4,9 @@
 // that ships with a checkpoint. convert_hf_config() maps its keys to the model keys of
 // configs/models/*.json (sim/config/model_reader.cpp) and says what it could not use:
 //
-//   supported model_type   llama (Llama 2/3), mistral, qwen2, gemma, gpt_neox (Pythia, GPT-NeoX), gpt2, phi
+//   supported model_type   llama (Llama 2/3), mistral, qwen2, gemma, gpt_neox (Pythia, GPT-NeoX), gpt2, phi,
+//                          bloom and mpt (ALiBi), falcon (multi-query 7B, new decoder architecture 40B/180B),
+//                          MoE: mixtral, qwen2_moe, qwen3_moe, deepseek_v3
 //   refused                mixture-of-experts (num_local_experts, num_experts, n_routed_experts, ...),
 //                          head_dim != hidden_size / num_attention_heads, other model_types, activations
 //                          the simulator has no MLP for
@@ -16,6 +18,11 @@
 // same three matrices), rms_norm_eps -> norm "rmsnorm", layer_norm_eps -> "layernorm", rotary families ->
 // position "rotary", attention_bias/mlp_bias/Qwen2's q,k,v bias -> linear_bias, tie_word_embeddings ->
 // tied_embeddings, use_parallel_residual (gpt_neox, default true) and phi's parallel block -> parallel_block.
+// BLOOM (n_layer, n_head, hidden_size / n_embed; MLP 4h, biases, ALiBi, no seq length: seq_len must be
+// written beside it), MPT (d_model, n_heads, n_layers, expansion_ratio, max_seq_len, no_bias, norm_type,
+// learned_pos_emb, the nested attn_config: alibi, attn_type, kv_n_heads) and Falcon (num_kv_heads,
+// multi_query, new_decoder_architecture, parallel_attn, alibi, bias, ffn_hidden_size, activation) have
+// converters of their own; keys of a nested object that are not used are listed as "attn_config.clip_qkv".
 //
 // Every HF key that is neither mapped nor refused is listed in `ignored`; every value the conversion had
 // to assume or approximate is a sentence in `assumptions`. Problems carry the JSON pointer inside the HF

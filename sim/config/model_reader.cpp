@@ -207,7 +207,8 @@ constexpr Field kModelFields[] = {
     {.key = "hf_config",
      .kind = FieldKind::string,
      .doc = "a Hugging Face config.json (or its directory), relative to this file: its keys give the model "
-            "(llama, mistral, qwen2, gemma, gpt_neox, gpt2, phi); keys written beside it win"},
+            "(llama, mistral, qwen2, gemma, gpt_neox, gpt2, phi, bloom, mpt, falcon and the MoE families mixtral, "
+            "qwen2_moe, qwen3_moe, deepseek_v3); keys written beside it win"},
     {.key = "model_notes",
      .kind = FieldKind::array,
      .doc = "remarks printed with the report; hf_config adds the HF keys it ignored and what it assumed",

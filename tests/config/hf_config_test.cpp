@@ -329,3 +329,182 @@ TEST_CASE("an inline job model may name a Hugging Face config", "[config][hf]") 
   CHECK(s.jobs[0].scenario.model.layers == 48);
   CHECK_FALSE(s.jobs[0].scenario.model.notes.empty());
 }
+
+namespace {
+
+bool has_assumption(const HfConversion& c, const std::string& part) {
+  return std::any_of(c.assumptions.begin(), c.assumptions.end(),
+                     [&](const std::string& a) { return a.find(part) != std::string::npos; });
+}
+
+bool has_ignored(const HfConversion& c, const std::string& key) {
+  return std::find(c.ignored.begin(), c.ignored.end(), key) != c.ignored.end();
+}
+
+/// The model keys the converter gives (a key written beside hf_config is left out of `model`).
+void check_keys(const HfConversion& c, int layers, int hidden, int heads, int kv_heads, int ffn, int vocab,
+                const std::string& position, bool linear_bias, bool tied, bool parallel_block) {
+  REQUIRE(c.problems.empty());
+  CHECK(c.model["layers"] == layers);
+  CHECK(c.model["hidden"] == hidden);
+  CHECK(c.model["heads"] == heads);
+  CHECK(c.model["kv_heads"] == kv_heads);
+  CHECK(c.model["ffn_hidden"] == ffn);
+  CHECK(c.model["vocab"] == vocab);
+  CHECK(c.model["position"] == position);
+  CHECK(c.model["mlp"] == "gelu");
+  CHECK(c.model["norm"] == "layernorm");
+  CHECK(c.model["linear_bias"] == linear_bias);
+  CHECK(c.model["tied_embeddings"] == tied);
+  CHECK(c.model.value("parallel_block", false) == parallel_block);
+}
+
+std::filesystem::path bundled_hf(const std::string& file) {
+  return repo_root() / "configs" / "models" / "hf" / file;
+}
+
+}  // namespace
+
+TEST_CASE("BLOOM converts to an ALiBi model with biases, LayerNorm and a 4h GELU MLP", "[config][hf][alibi]") {
+  const nlohmann::json beside = {{"seq_len", 2048}};
+  const HfConversion b = convert_hf_config(read(bundled_hf("bloom-176b.json")), beside);
+  check_keys(b, 70, 14336, 112, 112, 4 * 14336, 250880, "alibi", true, true, false);
+  CHECK_FALSE(b.model.contains("seq_len"));  // written beside hf_config
+  CHECK(has_assumption(b, "bloom_gelu"));
+  CHECK(has_assumption(b, "word_embeddings_layernorm"));
+  CHECK(has_assumption(b, "tie_word_embeddings absent"));
+  CHECK(has_ignored(b, "offset_alibi"));
+  CHECK(has_ignored(b, "pretraining_tp"));
+  CHECK_FALSE(has_ignored(b, "n_layer"));
+  SECTION("the aliases of BloomConfig's attribute_map are read, and disagreeing ones refused") {
+    auto hf = read(hf_data("bloom-560m.json"));
+    hf.erase("n_layer");
+    hf.erase("hidden_size");
+    hf.erase("n_head");
+    hf["num_hidden_layers"] = 24;
+    hf["n_embed"] = 1024;
+    hf["num_attention_heads"] = 16;
+    const HfConversion a = convert_hf_config(hf, beside);
+    check_keys(a, 24, 1024, 16, 16, 4096, 250880, "alibi", true, true, false);
+    hf["n_head"] = 8;
+    const HfConversion bad = convert_hf_config(hf, beside);
+    REQUIRE(bad.problems.size() == 1);
+    CHECK(bad.problems.front().pointer == "/num_attention_heads");
+  }
+  SECTION("the catalog's bloom-176b is this config with seq_len 2048") {
+    Catalog catalog(bundled_catalog());
+    const TransformerSpec m = load_model(catalog, "bloom-176b");
+    CHECK(m.position == PositionKind::alibi);
+    CHECK(m.seq_len == 2048);
+    CHECK(m.tied_embeddings);
+    CHECK(m.linear_bias);
+    // BLOOM-176B: 176 B parameters (BigScience Workshop 2022) with the padded 250880 vocabulary.
+    CHECK(parameter_count(m).total() / 1e9 == Approx(176.2).epsilon(0.01));
+  }
+}
+
+TEST_CASE("BLOOM without seq_len beside it is one located error", "[config][hf][alibi]") {
+  TempDir dir;
+  const auto ds = model_diagnostics(dir, {{"hf_config", hf_data("bloom-560m.json").string()}});
+  CHECK(has_diagnostic(ds, "bloom-560m.json", "", "gives no sequence length"));
+  CHECK(ds.size() == 1);
+  auto hf = read(hf_data("bloom-560m.json"));
+  hf["n_layer"] = -3;
+  const auto bad = model_diagnostics(dir, {{"hf_config", dir.write("b.json", hf).string()}, {"seq_len", 2048}});
+  CHECK(has_diagnostic(bad, "b.json", "/n_layer", "expected a positive integer"));
+}
+
+TEST_CASE("MPT converts from d_model, n_heads, expansion_ratio and attn_config", "[config][hf][alibi]") {
+  const auto mpt = read(hf_data("mpt-7b-instruct.json"));
+  const HfConversion m = convert_hf_config(mpt, nlohmann::json::object());
+  check_keys(m, 32, 4096, 32, 32, 16384, 50432, "alibi", false, true, false);
+  CHECK(m.model["seq_len"] == 2048);  // max_seq_len, said in a note
+  CHECK(has_assumption(m, "seq_len = 2048 (max_seq_len"));
+  CHECK(has_assumption(m, "learned_pos_emb true beside attn_config.alibi true: no position table"));
+  CHECK(has_assumption(m, "attn_config.attn_impl \"torch\" is not read"));
+  CHECK(has_ignored(m, "attn_config.clip_qkv"));
+  CHECK(has_ignored(m, "init_config"));
+  CHECK_FALSE(has_ignored(m, "attn_config.alibi"));
+  // The MPT-7B model card: n_parameters 6.7B (6.65 B: 32 layers of 12·d_model² plus the tied 50432-token table).
+  CHECK(parameter_count(with_model({{"hf_config", hf_data("mpt-7b-instruct.json").string()}}).model).total() / 1e9 ==
+        Approx(6.65).epsilon(0.01));
+  SECTION("no ALiBi: learned positions; GQA from kv_n_heads; biases; expansion_ratio") {
+    auto hf = mpt;
+    hf["attn_config"]["alibi"] = false;
+    hf["attn_config"]["attn_type"] = "grouped_query_attention";
+    hf["attn_config"]["kv_n_heads"] = 8;
+    hf["no_bias"] = false;
+    hf["expansion_ratio"] = 2.5;
+    const HfConversion g = convert_hf_config(hf, nlohmann::json::object());
+    check_keys(g, 32, 4096, 32, 8, 10240, 50432, "learned", true, true, false);
+    CHECK(has_assumption(g, "expansion_ratio 2.5"));
+    hf["attn_config"]["attn_type"] = "multiquery_attention";
+    CHECK(convert_hf_config(hf, nlohmann::json::object()).model["kv_heads"] == 1);
+  }
+  SECTION("bad values are located inside the nested object") {
+    auto hf = mpt;
+    hf["attn_config"]["attn_type"] = "grouped_query_attention";
+    hf["attn_config"]["kv_n_heads"] = "8";
+    const HfConversion bad = convert_hf_config(hf, nlohmann::json::object());
+    REQUIRE(bad.problems.size() == 1);
+    CHECK(bad.problems.front().pointer == "/attn_config/kv_n_heads");
+    hf = mpt;
+    hf["attn_config"] = 3;
+    const HfConversion not_object = convert_hf_config(hf, nlohmann::json::object());
+    REQUIRE_FALSE(not_object.problems.empty());
+    CHECK(not_object.problems.front().pointer == "/attn_config");
+    hf = mpt;
+    hf["expansion_ratio"] = -1;
+    CHECK(convert_hf_config(hf, nlohmann::json::object()).problems.front().pointer == "/expansion_ratio");
+  }
+  SECTION("a GQA kv_n_heads that does not divide the heads fails the model check, pointing into the HF file") {
+    TempDir dir;
+    auto hf = mpt;
+    hf["attn_config"]["attn_type"] = "grouped_query_attention";
+    hf["attn_config"]["kv_n_heads"] = 5;
+    const auto ds = model_diagnostics(dir, {{"hf_config", dir.write("mpt.json", hf).string()}});
+    CHECK(has_diagnostic(ds, "mpt.json", "/attn_config/kv_n_heads", "kv_heads (5) must divide heads (32)"));
+  }
+}
+
+TEST_CASE("Falcon: multi-query 7B, the new decoder architecture of 40B, ALiBi and biases", "[config][hf][alibi]") {
+  const nlohmann::json beside = {{"seq_len", 2048}};
+  const HfConversion f7 = convert_hf_config(read(hf_data("falcon-7b.json")), beside);
+  check_keys(f7, 32, 4544, 71, 1, 4 * 4544, 65024, "rotary", false, true, true);
+  CHECK(has_assumption(f7, "ffn_hidden_size absent"));
+  const HfConversion f40 = convert_hf_config(read(hf_data("falcon-40b.json")), beside);
+  check_keys(f40, 60, 8192, 128, 8, 4 * 8192, 65024, "rotary", false, true, true);
+  CHECK(has_assumption(f40, "two LayerNorms (ln_attn, ln_mlp)"));
+  SECTION("the older configs give no max_position_embeddings: seq_len must be written beside") {
+    const HfConversion none = convert_hf_config(read(hf_data("falcon-7b.json")), nlohmann::json::object());
+    REQUIRE(none.problems.size() == 1);
+    CHECK(none.problems.front().pointer == "/max_position_embeddings");
+  }
+  SECTION("Falcon-RW style: ALiBi, biases, sequential block, multi-head") {
+    auto hf = read(hf_data("falcon-7b.json"));
+    hf["alibi"] = true;
+    hf["bias"] = true;
+    hf["parallel_attn"] = false;
+    hf["multi_query"] = false;
+    hf["num_attention_heads"] = 32;
+    hf["hidden_size"] = 2048;
+    hf["num_hidden_layers"] = 24;
+    hf["vocab_size"] = 50304;
+    hf["ffn_hidden_size"] = 8192;
+    const HfConversion rw = convert_hf_config(hf, beside);
+    check_keys(rw, 24, 2048, 32, 32, 8192, 50304, "alibi", true, true, false);
+  }
+  SECTION("a wrong type is located") {
+    auto hf = read(hf_data("falcon-40b.json"));
+    hf["new_decoder_architecture"] = "yes";
+    const HfConversion bad = convert_hf_config(hf, beside);
+    REQUIRE_FALSE(bad.problems.empty());
+    CHECK(bad.problems.front().pointer == "/new_decoder_architecture");
+  }
+  SECTION("the converted Falcon runs: parallel block, one KV head") {
+    const Scenario s = with_model({{"hf_config", hf_data("falcon-7b.json").string()}, {"seq_len", 2048}});
+    CHECK(s.model.parallel_block);
+    CHECK(s.model.kv_heads == 1);
+    CHECK(s.model.position == PositionKind::rotary);
+  }
+}

@@ -7,8 +7,9 @@ usage: check_hf_runs.py CLUSTERSIM ROOT
 For each family, two experiments that differ only in /model -- the catalog name, and
 {"hf_config": tests/config/data/hf/<file>, ...keys beside} -- are run with `--format json`; step time,
 memory, MFU, HFU and FLOPs must be equal (same inputs -> same figures, so exactly), the hf_config report
-must carry model_notes, and the catalog one none. A Mixtral config must be refused with exit 2 and the
-pointer of its expert count. Exit 0 when all hold, 1 otherwise.
+must carry model_notes, and the catalog one none. Mixtral 8x7B from its config.json predicts what the catalog's
+mixtral-8x7b predicts; so does the bundled BLOOM-176B config.json (ALiBi) against the catalog's bloom-176b, and
+without a seq_len beside it the BLOOM config is one located error, exit 2. Exit 0 when all hold, 1 otherwise.
 """
 import json
 import pathlib
@@ -96,6 +97,37 @@ def main():
                                 f"from config.json")
             else:
                 print(f"mixtral-8x7b: step {a['step_time_s']:.6g} s -- equal from mixtral-8x7b-v0.1.json")
+        # An ALiBi family: the bundled BLOOM-176B config.json (configs/models/hf/) runs and predicts what the
+        # catalog's bloom-176b (the same file, seq_len 2048 beside it) predicts; without seq_len it is one
+        # located error, exit 2.
+        bloom = root / "configs" / "models" / "hf" / "bloom-176b.json"
+        reports = {}
+        for label, model in (("catalog", "bloom-176b"), ("hf_config", {"hf_config": str(bloom), "seq_len": 2048})):
+            exp = experiment(model)
+            exp["parallelism"] = {"tp": 8, "pp": 1, "dp": 1, "zero_stage": 1}
+            exp["training"]["global_batch"] = 8
+            path = tmp / f"bloom-{label}.json"
+            path.write_text(json.dumps(exp))
+            code, out, err = run(cli, path)
+            if code != 0:
+                failures.append(f"bloom {label}: exit {code}: {err.strip()}")
+                break
+            reports[label] = json.loads(out)
+        if len(reports) == 2:
+            a, b = reports["catalog"], reports["hf_config"]
+            if a["step_time_s"] != b["step_time_s"] or a["memory"] != b["memory"]:
+                failures.append(f"bloom: step {a['step_time_s']} s from the catalog, {b['step_time_s']} s "
+                                f"from config.json")
+            elif not any("word_embeddings_layernorm" in n for n in b.get("model_notes", [])):
+                failures.append("bloom: the report's model_notes do not say what is not modelled")
+            else:
+                print(f"bloom-176b: step {a['step_time_s']:.6g} s -- equal from configs/models/hf/bloom-176b.json")
+        path = tmp / "bloom-no-seq.json"
+        path.write_text(json.dumps(experiment({"hf_config": str(bloom)})))
+        code, out, err = run(cli, path)
+        if code != 2 or "bloom-176b.json" not in err or "no sequence length" not in err:
+            failures.append(f"bloom without seq_len: exit {code}, expected 2 and a message located in "
+                            f"bloom-176b.json: {err.strip()}")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
