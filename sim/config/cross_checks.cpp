@@ -128,7 +128,9 @@ void Checker::check_pipeline() {
     const auto split = chunks <= (1 << 20) ? pipeline_split_layers(p.pipeline_split, s_.model.layers,
                                                                      static_cast<int>(chunks))
                                            : std::nullopt;
-    if (split) {
+    if (chunks == 1) {
+      // One stage holds every layer whatever the rule (a sweep over pp may pass through pp 1).
+    } else if (split) {
       p.pipeline_layers = *split;
     } else {
       const std::string why =

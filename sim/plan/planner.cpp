@@ -414,12 +414,15 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
 
   PlanResult r;
   // strategy.cpp's apply() clears the split: a stated one must not vanish without a word.
-  if (!base.parallelism.pipeline_layers.empty()) {
+  if (!base.parallelism.pipeline_split.empty()) {
+    r.notes.push_back(fmt::format("the experiment's pipeline_split \"{}\" splits every strategy's pp·vp stages; "
+                                  "depths it cannot split are not searched",
+                                  base.parallelism.pipeline_split));
+  } else if (!base.parallelism.pipeline_layers.empty()) {
     r.notes.push_back(fmt::format(
         "the experiment's pipeline split ({}) is not searched: every strategy splits the layers evenly over "
         "its pp·vp stages",
-        !base.parallelism.pipeline_split.empty() ? "pipeline_split \"" + base.parallelism.pipeline_split + "\""
-        : base.parallelism.pipeline_layout.empty()
+        base.parallelism.pipeline_layout.empty()
             ? std::string("pipeline_layers")
             : "pipeline_layout \"" +
                   (base.parallelism.pipeline_layout.size() > 60 ? base.parallelism.pipeline_layout.substr(0, 57) + "..."

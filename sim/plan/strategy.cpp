@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/config/framework_profile.hpp"
+
 namespace clustersim::plan {
 
 const char* recompute_name(Recompute r) {
@@ -39,7 +41,15 @@ void apply(const Strategy& st, Scenario& s) {
   p.dp_flat_ring = s.parallelism.dp_flat_ring;
   p.moe_overlap = s.parallelism.moe_overlap;
   p.vocab_parallel = s.parallelism.vocab_parallel;
-  s.parallelism = std::move(p);  // pipeline_layers cleared: the search splits layers evenly
+  // A stated pipeline_split rule splits this strategy's pp·vp stages (the space holds only depths it can
+  // split); without one the split is even.
+  p.pipeline_split = s.parallelism.pipeline_split;
+  if (!p.pipeline_split.empty() && st.pp * st.vp > 1) {
+    if (auto split = config::pipeline_split_layers(p.pipeline_split, s.model.layers, st.pp * st.vp)) {
+      p.pipeline_layers = *split;
+    }
+  }
+  s.parallelism = std::move(p);  // otherwise pipeline_layers cleared: the search splits layers evenly
   s.training.micro_batch = st.micro_batch;
   s.training.recompute = st.recompute;
   // The batch ramp's batches must split into the strategy's micro_batch·dp and suit its schedule, which

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "schedules/pipeline_schedule.hpp"
+#include "sim/config/framework_profile.hpp"
 #include "sim/core/diagnostics.hpp"
 
 namespace clustersim::plan {
@@ -95,7 +98,22 @@ std::vector<Strategy> enumerate_strategies(const Scenario& base, const SearchBou
     const long devices = static_cast<long>(n) * per_node;
     for (int tp : divisors(m.heads)) {
       if (!tp_fits_model(m, tp) || (!b.tp_beyond_node && tp > per_node) || devices % tp != 0) continue;
-      for (int pp : divisors(m.layers)) {
+      // Pipeline depths: the divisors of the layers (even stages), or, with a stated pipeline_split rule,
+      // every depth the rule can split the layers over (sim/config/framework_profile.hpp).
+      const std::string& rule = base.parallelism.pipeline_split;
+      const auto splits = [&](int chunks) {
+        return chunks == 1 || (rule.empty() ? m.layers % chunks == 0
+                                            : config::pipeline_split_layers(rule, m.layers, chunks).has_value());
+      };
+      std::vector<int> depths;
+      if (rule.empty()) {
+        depths = divisors(m.layers);
+      } else if (devices / tp <= std::numeric_limits<int>::max()) {
+        for (int pp : divisors(static_cast<int>(devices / tp))) {
+          if (pp <= m.layers && splits(pp)) depths.push_back(pp);
+        }
+      }
+      for (int pp : depths) {
         if (devices % (static_cast<long>(tp) * pp) != 0) continue;
         for (int cp = 1; cp <= b.max_cp; cp *= 2) {
           const long mp = static_cast<long>(tp) * pp * cp;
@@ -106,8 +124,14 @@ std::vector<Strategy> enumerate_strategies(const Scenario& base, const SearchBou
           for (ScheduleKind kind : b.schedules) {
             if (kind == ScheduleKind::interleaved_1f1b) {
               if (pp == 1) continue;
-              for (int vp : divisors(m.layers / pp)) {
-                if (vp > 1 && vp <= b.max_vp) add_training_choices(base, b, l, kind, vp, out);
+              if (rule.empty()) {
+                for (int vp : divisors(m.layers / pp)) {
+                  if (vp > 1 && vp <= b.max_vp) add_training_choices(base, b, l, kind, vp, out);
+                }
+              } else {
+                for (int vp = 2; vp <= b.max_vp && static_cast<long>(pp) * vp <= m.layers; ++vp) {
+                  if (splits(pp * vp)) add_training_choices(base, b, l, kind, vp, out);
+                }
               }
             } else {
               add_training_choices(base, b, l, kind, 1, out);

@@ -190,6 +190,13 @@ TEST_CASE("an experiment's parallelism.pipeline_split gives pipeline_layers at e
     const Scenario s4 = loader.build(loaded, pp4);
     CHECK(s4.parallelism.pipeline_layers == std::vector<int>{2, 3, 3, 2});
   }
+  SECTION("pp 1 holds every layer whatever the rule") {
+    doc["model"]["layers"] = 7;
+    doc["parallelism"]["pipeline_split"] = "ends-one-fewer";
+    const std::vector<Override> pp1{{"/parallelism/pp", "1"}, {"/parallelism/dp", "8"}};
+    const Scenario s = loader.build(loader.load(dir.write("exp.json", doc).string()), pp1);
+    CHECK(s.parallelism.pipeline_layers.empty());
+  }
   SECTION("DeepSpeed's type:transformer: 7 layers over 4 stages, which do not divide") {
     doc["model"]["layers"] = 7;
     doc["parallelism"]["pipeline_split"] = "deepspeed-transformer";

@@ -221,3 +221,40 @@ TEST_CASE("trusted strategies are ranked first unless exploring, each group in o
     CHECK_FALSE((seen_untrusted && c.trust->trusted));
   }
 }
+
+TEST_CASE("a stated pipeline_split rule lets the planner search depths that do not divide the layers",
+          "[plan][planner]") {
+  // 30 layers over 8 GPUs: without a rule only pp 1, 2 (divisors of 30 that divide 8); with Megatron-Core's
+  // embedding/loss accounting also pp 4 and 8 ((30 + 2) / 4 and / 8), each split by the rule.
+  const std::vector<config::Override> o{{"/model/layers", "30"}};
+  Scenario base = config::load_scenario(bundled_catalog(), "gpt2-1b-a100-8gpu", o);
+  const auto depths = [](const std::vector<Strategy>& space) {
+    std::vector<int> out;
+    for (const Strategy& st : space) {
+      if (std::find(out.begin(), out.end(), st.pp) == out.end()) out.push_back(st.pp);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  CHECK(depths(enumerate_strategies(base, {})) == std::vector<int>{1, 2});
+  base.parallelism.pipeline_split = "ends-one-fewer";
+  const std::vector<Strategy> space = enumerate_strategies(base, {});
+  CHECK(depths(space) == std::vector<int>{1, 2, 4, 8});
+  for (const Strategy& st : space) {
+    if (st.pp != 4 || st.vp != 1) continue;
+    Scenario s = base;
+    apply(st, s);
+    CHECK(s.parallelism.pipeline_layers == std::vector<int>{7, 8, 8, 7});
+    CHECK(s.parallelism.pipeline_split == "ends-one-fewer");
+    CHECK(run_analytic(s).step_time.value() > 0);
+    break;
+  }
+  // Interleaving: pp 2 x vp 4 = 8 chunks of (30 + 2) / 8 = 4, the ends 3; pp 2 x vp 3 cannot split 32.
+  bool eight = false, six = false;
+  for (const Strategy& st : space) {
+    eight = eight || (st.pp == 2 && st.vp == 4);
+    six = six || (st.pp == 2 && st.vp == 3);
+  }
+  CHECK(eight);
+  CHECK_FALSE(six);
+}
