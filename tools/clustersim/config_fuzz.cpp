@@ -825,6 +825,18 @@ class CaseMaker {
       par["pipeline_layout"] = layout;
       targets.push_back("/parallelism/pipeline_layout");
     }
+    if (!par.contains("pipeline_layout") && rng.chance(0.25)) {
+      // A framework's split rule, on depths that do and do not divide the layers (sweeps and plans re-derive it).
+      par.erase("pipeline_layers");
+      par["pipeline_split"] = rng.pick(std::vector<std::string>{"ends-one-fewer", "remainder-to-middle",
+                                                                "deepspeed-transformer",
+                                                                "deepspeed-transformer-embedding", "even"});
+      targets.push_back("/parallelism/pipeline_split");
+      if (rng.chance(0.5)) {
+        par["pp"] = rng.pick(std::vector<json>{1, 3, 7, 16, 61, 127});
+        targets.push_back("/parallelism/pp");
+      }
+    }
     if (rng.chance(0.3)) {
       par["vocab_parallel"] = rng.pick(std::vector<std::string>{"none", "vocab-1", "vocab-2", "interlaced"});
       targets.push_back("/parallelism/vocab_parallel");
@@ -969,7 +981,8 @@ class CaseMaker {
       "/parallelism/etp=1,2,4", "/model/mtp_depth=0..3", "/parallelism/vocab_parallel=\"none\",\"vocab-1\",\"interlaced\"",
       "/model/moe/top_k=1..4", "/model/moe/capacity_factor=0.5,1,1e308", "/training/fp8_attention=true,false",
       "/parallelism/pipeline_layout=\"Et*8|(t*8|)*2t*8L\",\"Et*4|t*12|t*8|t*8L\",\"x\"",
-      "/model/moe/num_experts=0..4", "/parallelism/moe_overlap=\"none\",\"compute\""};
+      "/model/moe/num_experts=0..4", "/parallelism/moe_overlap=\"none\",\"compute\"",
+      "/parallelism/pipeline_split=\"ends-one-fewer\",\"deepspeed-transformer\",\"x\"", "/parallelism/pp=1..9"};
 
   // --set arguments on the newer keys: layouts (valid for the bundled shapes, mutated), MoE, MTP, vocab
   // parallel, FP8 recipe.
@@ -980,11 +993,13 @@ class CaseMaker {
         "/model/moe/first_k_dense", "/model/moe/layer_freq", "/model/moe/shared_experts", "/model/moe/load_imbalance",
         "/model/moe/zipf_skew", "/parallelism/etp", "/parallelism/ep", "/parallelism/moe_overlap",
         "/parallelism/vocab_parallel", "/training/fp8_scaling", "/training/fp8_attention", "/training/precision",
-        "/parallelism/vp"};
+        "/parallelism/vp", "/parallelism/pipeline_split"};
     const std::vector<std::string> values = {
         "0", "-1", "1", "2", "3", "17", "256", "2147483648", "1e308", "1e-320", "0.5", "null", "true", "[]",
         "\"\"", "\"none\"", "\"vocab-1\"", "\"vocab-2\"", "\"interlaced\"", "\"vocab-3\"", "\"compute\"",
-        "\"shared-expert\"", "\"mxfp8\"", "\"blockwise\"", "\"tensorwise\"", "\"rowwise\"", "\"fp8\"", "\"mxfp4\""};
+        "\"shared-expert\"", "\"mxfp8\"", "\"blockwise\"", "\"tensorwise\"", "\"rowwise\"", "\"fp8\"", "\"mxfp4\"",
+        "\"ends-one-fewer\"", "\"deepspeed-transformer\"", "\"deepspeed-transformer-embedding\"",
+        "\"remainder-to-middle\""};
     // layouts for the experiment's own shape mostly, else for another bundled shape
     const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
         {shape.stages, shape.layers}, {shape.stages, shape.layers}, {shape.stages, shape.layers},
