@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "sim/config/edit_distance.hpp"
 #include "sim/config/experiment_loader.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/analytic_engine.hpp"
@@ -35,13 +36,7 @@ double predicted_value(const StepResult& r, const config::ReferenceCase& c, cons
 
 std::optional<StepResult> predict_case(config::ExperimentLoader& loader, const config::ReferenceCase& c,
                                        std::string& problem, ValidatedConfig& config) {
-  std::vector<config::Override> overrides;
-  if (c.devices_per_node_override) {
-    overrides.push_back({"/cluster/node/devices_per_node", std::to_string(*c.devices_per_node_override)});
-  }
-  if (c.domain_devices_override) {
-    overrides.push_back({"/cluster/node/nvlink_domain_devices", std::to_string(*c.domain_devices_override)});
-  }
+  const std::vector<config::Override> overrides = case_overrides(c);
   try {
     const config::ResolvedDocument resolved = loader.resolve(c.experiment, c.id);
     const Scenario s = loader.build(resolved, overrides);
@@ -119,6 +114,34 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
     out.profiles.emplace_back(c.id, c.profile);
   }
   return out;
+}
+
+std::vector<config::Override> case_overrides(const config::ReferenceCase& c) {
+  std::vector<config::Override> overrides;
+  if (c.devices_per_node_override) {
+    overrides.push_back({"/cluster/node/devices_per_node", std::to_string(*c.devices_per_node_override)});
+  }
+  if (c.domain_devices_override) {
+    overrides.push_back({"/cluster/node/nvlink_domain_devices", std::to_string(*c.domain_devices_override)});
+  }
+  return overrides;
+}
+
+const config::ReferenceCase& find_case(const config::ReferenceSet& set, const std::string& id,
+                                       const std::filesystem::path& file) {
+  for (const config::ReferenceCase& c : set.cases) {
+    if (c.id == id) return c;
+  }
+  for (const config::ReferenceSkip& s : set.skipped) {
+    if (s.id == id) {
+      throw ConfigError(file.string(), "",
+                        fmt::format("record \"{}\" is skipped, so it has no experiment: {}", id, s.reason));
+    }
+  }
+  std::vector<std::string_view> ids;
+  for (const config::ReferenceCase& c : set.cases) ids.push_back(c.id);
+  for (const config::ReferenceSkip& s : set.skipped) ids.push_back(s.id);
+  throw ConfigError(file.string(), "", fmt::format("no record with id \"{}\"{}", id, config::did_you_mean(id, ids)));
 }
 
 config::ReferenceSet read_corpus(const std::filesystem::path& file, const config::CatalogPaths& paths,

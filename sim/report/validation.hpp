@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/catalog.hpp"
+#include "sim/config/override.hpp"
 #include "sim/config/reference_runs.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -75,6 +76,15 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
 /// Appends the arithmetic check of the whole-run energy records of `file` (docs/validation.md).
 void add_energy_arithmetic(ValidationResult& r, const std::filesystem::path& file,
                            const config::CatalogPaths& paths);
+
+/// The overrides a record's experiment is built with (a job smaller than a node, an NVLink domain the job
+/// spans only in part): predict_case applies them, `validate --experiment` prints them as --set options.
+std::vector<config::Override> case_overrides(const config::ReferenceCase& c);
+
+/// `validate --experiment ID` (and the Python record_experiment): the case of record `id`. Throws
+/// ConfigError naming `file` for an unknown id (close ids suggested) or a skipped one (its reason).
+const config::ReferenceCase& find_case(const config::ReferenceSet& set, const std::string& id,
+                                       const std::filesystem::path& file);
 
 nlohmann::json validation_json(const ValidationResult& r);
 std::string validation_text(const ValidationResult& r);

@@ -113,6 +113,28 @@ def test_validate_runs_the_corpus():
     assert v == cli
 
 
+def test_record_experiment_reproduces_the_validate_prediction():
+    v = clustersim.validate()
+    rows = {r["id"]: r for r in v["rows"]}
+    # one record as it is, one built with a node override (a job smaller than a node)
+    for rid in ("bigscience-2022-tr11-readme-bloom176b-gbs2048-384gpu", "megatron-readme2020-dgx2-v100-mp-1b"):
+        d = clustersim.record_experiment(rid)
+        assert sorted(d) == ["assumptions", "experiment", "overrides"], sorted(d)
+        assert rows[rid]["metric"] == "step_time_s", rows[rid]
+        r = clustersim.run(d["experiment"], d["overrides"] or None)
+        assert r["step_time_s"] == rows[rid]["predicted"], (rid, r["step_time_s"], rows[rid]["predicted"])
+    assert clustersim.record_experiment("megatron-readme2020-dgx2-v100-mp-1b")["overrides"] == {
+        "/cluster/node/devices_per_node": "1"}
+    for bad, text in (("nope", 'no record with id "nope"'),
+                      ("llama3-2024-t4-405b-8k-gpu-seq8k", "is skipped, so it has no experiment")):
+        try:
+            clustersim.record_experiment(bad)
+        except clustersim.ConfigError as e:
+            assert text in str(e), str(e)
+        else:
+            raise AssertionError("record_experiment(%r) returned" % bad)
+
+
 def test_catalog_roots_include_extra_configs():
     with tempfile.TemporaryDirectory() as d:
         roots = clustersim.catalog_roots(configs=d)

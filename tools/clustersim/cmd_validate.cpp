@@ -6,7 +6,6 @@
 #include "fraction_option.hpp"
 #include "output.hpp"
 #include "paths.hpp"
-#include "sim/config/edit_distance.hpp"
 #include "sim/config/json_file.hpp"
 #include "sim/config/reference_runs.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -22,27 +21,13 @@ namespace {
 // only partly spans) are printed as the --set options `clustersim run` needs to reproduce the prediction.
 int print_record_experiment(const config::ReferenceSet& set, const std::string& id,
                             const std::filesystem::path& file) {
-  for (const config::ReferenceCase& c : set.cases) {
-    if (c.id != id) continue;
-    write_stdout(c.experiment.dump(2) + "\n");
-    for (const std::string& a : c.assumptions) std::fprintf(stderr, "assumption: %s\n", a.c_str());
-    std::string sets;
-    if (c.devices_per_node_override)
-      sets += fmt::format(" --set /cluster/node/devices_per_node={}", *c.devices_per_node_override);
-    if (c.domain_devices_override)
-      sets += fmt::format(" --set /cluster/node/nvlink_domain_devices={}", *c.domain_devices_override);
-    if (!sets.empty()) std::fprintf(stderr, "run it with: clustersim run FILE%s\n", sets.c_str());
-    return 0;
-  }
-  for (const config::ReferenceSkip& s : set.skipped) {
-    if (s.id == id)
-      throw ConfigError(file.string(), "", fmt::format("record \"{}\" is skipped, so it has no experiment: {}", id, s.reason));
-  }
-  std::vector<std::string_view> ids;
-  for (const config::ReferenceCase& c : set.cases) ids.push_back(c.id);
-  for (const config::ReferenceSkip& s : set.skipped) ids.push_back(s.id);
-  throw ConfigError(file.string(), "",
-                    fmt::format("no record with id \"{}\"{}", id, config::did_you_mean(id, ids)));
+  const config::ReferenceCase& c = find_case(set, id, file);
+  write_stdout(c.experiment.dump(2) + "\n");
+  for (const std::string& a : c.assumptions) std::fprintf(stderr, "assumption: %s\n", a.c_str());
+  std::string sets;
+  for (const config::Override& o : case_overrides(c)) sets += fmt::format(" --set {}={}", o.pointer, o.value);
+  if (!sets.empty()) std::fprintf(stderr, "run it with: clustersim run FILE%s\n", sets.c_str());
+  return 0;
 }
 
 }  // namespace

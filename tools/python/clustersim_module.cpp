@@ -248,6 +248,34 @@ py::object validate(const py::object& path, const py::object& configs) {
   return to_python(j);
 }
 
+// As `clustersim validate --experiment ID`: the experiment validate builds for one record, its assumptions
+// and the overrides run() needs to give the record's prediction.
+py::object record_experiment(const std::string& id, const py::object& path, const py::object& configs) {
+  const config::CatalogPaths paths = catalog_paths(configs);
+  fs::path file;
+  if (path.is_none()) {
+    const auto found = cli::reference_file_in(paths.roots);
+    if (!found)
+      throw ConfigError(
+          "", "",
+          "no reference/published_runs.json in any catalog root: pass path or set CLUSTERSIM_REFERENCE");
+    file = *found;
+  } else {
+    file = path_text(path);
+  }
+  nlohmann::json j;
+  {
+    py::gil_scoped_release release;
+    const config::ReferenceSet set = read_corpus(file, paths, path.is_none());
+    const config::ReferenceCase& c = find_case(set, id, file);
+    j["experiment"] = c.experiment;
+    j["assumptions"] = c.assumptions;
+    j["overrides"] = nlohmann::json::object();
+    for (const config::Override& o : case_overrides(c)) j["overrides"][o.pointer] = o.value;
+  }
+  return to_python(j);
+}
+
 }  // namespace
 }  // namespace clustersim::python
 
@@ -317,6 +345,11 @@ PYBIND11_MODULE(clustersim, m) {
       "Searches parallelization strategies (the dict of `clustersim plan --format json`). devices fixes the\n"
       "device count; max_devices searches 1, 2, 4, ... nodes up to it; objective is time, cost or energy;\n"
       "explore ranks by the objective alone (default: strategies inside the validated region first).");
+  m.def("record_experiment", &record_experiment, py::arg("id"), py::arg("path") = py::none(),
+        py::arg("configs") = py::none(),
+        "The experiment `clustersim validate` builds for record `id` (as `validate --experiment ID`): a dict\n"
+        "with experiment, assumptions and overrides; run(d[\"experiment\"], d[\"overrides\"]) gives the\n"
+        "record's prediction. An unknown or skipped id raises ConfigError.");
   m.def("validate", &validate, py::arg("path") = py::none(), py::arg("configs") = py::none(),
         "Compares predictions with measured runs (the dict of `clustersim validate --format json`); path\n"
         "defaults to the bundled published-runs corpus.");
