@@ -49,8 +49,16 @@ def main():
         lines.append(f"| **all {split}** | {total} | {s['rows']} | **{mean:.1f} %** | {mx:.1f} % |")
         gates.append(f'    {{"{split}", "", {s["rows"]}, {up_half(mean):.1f}, {up_half(mx):.1f}}},')
         tables[split] = "\n".join(lines)
+    # The README's counts beside the tables: rows above 30 % and skipped records per split, gated exactly.
+    counts = {}
+    for split in ("test", "calibration"):
+        counts[split] = (sum(1 for r in v["rows"] if r["split"] == split and abs(r["rel_error"]) > 0.30),
+                         sum(1 for r in v["skipped"] if r["split"] == split))
+    count_lines = [f'    {{"{split}", {above}, {skipped}}},' for split, (above, skipped) in counts.items()]
     for split, t in tables.items():
         print(f"{split}:\n{t}\n")
+    for split, (above, skipped) in counts.items():
+        print(f"{split}: {above} rows above 30 %, {skipped} records skipped")
     if not a.write:
         return
     readme = (ROOT / "README.md").read_text()
@@ -65,6 +73,10 @@ def main():
                       test.read_text(), flags=re.S)
     if n != 1:
         raise SystemExit("validation_accuracy_test.cpp: no GATES markers")
+    text, n = re.subn(r"(// BEGIN COUNTS[^\n]*\n).*?(    // END COUNTS)",
+                      lambda m: m.group(1) + "\n".join(count_lines) + "\n" + m.group(2), text, flags=re.S)
+    if n != 1:
+        raise SystemExit("validation_accuracy_test.cpp: no COUNTS markers")
     test.write_text(text)
 
 

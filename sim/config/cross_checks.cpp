@@ -122,24 +122,26 @@ void Checker::check_pipeline() {
     error("/parallelism/pipeline_split",
           "schedule \"v-half\" splits the layers evenly over its 2·pp chunks (the authors' code sets the layers "
           "per chunk itself): a pipeline_split rule is not supported with it");
+  } else if (!p.pipeline_split.empty() && p.schedule == ScheduleKind::dualpipe && usable({"/parallelism/schedule"})) {
+    error("/parallelism/pipeline_split",
+          "schedule \"dualpipe\" places its two model chunks per rank itself: a pipeline_split rule is not "
+          "supported with it (give pipeline_layers for an uneven split)");
+  } else if (!p.pipeline_split.empty() && !s_.cluster.pools.empty() && p.hetero == HeteroMode::pipeline &&
+             usable({"/parallelism/hetero"})) {
+    error("/parallelism/pipeline_split",
+          "a heterogeneous pipeline splits the layers by its pools (hetero_split): a pipeline_split rule is not "
+          "supported with it (give pipeline_layers for a stated split)");
   } else if (!p.pipeline_split.empty() &&
              usable({"/parallelism/pp", "/parallelism/vp", "/model/layers", "/parallelism/pipeline_split"})) {
     const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.vp;
-    const auto split = chunks <= (1 << 20) ? pipeline_split_layers(p.pipeline_split, s_.model.layers,
-                                                                     static_cast<int>(chunks))
-                                           : std::nullopt;
+    const int stages = static_cast<int>(std::min<std::int64_t>(chunks, kMaxSplitItems + std::int64_t{1}));
+    const auto split = pipeline_split_layers(p.pipeline_split, s_.model.layers, stages);
     if (chunks == 1) {
       // One stage holds every layer whatever the rule (a sweep over pp may pass through pp 1).
     } else if (split) {
       p.pipeline_layers = *split;
     } else {
-      const std::string why =
-          p.pipeline_split == "ends-one-fewer"
-              ? "Megatron-Core asserts layers + 2 divisible by the stages, and at least two stages"
-          : p.pipeline_split == "remainder-to-middle"
-              ? "torchtitan needs at least one layer per stage"
-              : "DeepSpeed's partition would leave a stage without a transformer layer, which Megatron-DeepSpeed "
-                "cannot run";
+      const std::string why = pipeline_split_refusal(p.pipeline_split, s_.model.layers, stages);
       error("/parallelism/pipeline_split",
             fmt::format("\"{}\" cannot spread {} layers over pp·vp = {}·{} = {} virtual stages ({})",
                         p.pipeline_split, s_.model.layers, p.pp, p.vp, chunks, why));

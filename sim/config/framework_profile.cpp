@@ -486,8 +486,20 @@ std::vector<std::size_t> deepspeed_partition_balanced(const std::vector<double>&
 
 }  // namespace
 
+std::string pipeline_split_refusal(const std::string& rule, int layers, int chunks) {
+  if (layers > kMaxSplitItems || chunks > kMaxSplitItems) {
+    return fmt::format("the split rules take at most {} layers and stages", kMaxSplitItems);
+  }
+  if (rule == "ends-one-fewer") return "Megatron-Core asserts layers + 2 divisible by the stages, and at least two stages";
+  if (rule == "remainder-to-middle") return "torchtitan needs at least one layer per stage";
+  if (rule == "even") return "the layers do not divide over the stages";
+  return "DeepSpeed's partition would leave a stage without a transformer layer, which Megatron-DeepSpeed cannot run";
+}
+
 std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, int layers, int chunks) {
   if (layers <= 0 || chunks <= 0) return std::nullopt;
+  // Bounds the DeepSpeed item list (8 MiB) and keeps layers + 2 inside int.
+  if (layers > kMaxSplitItems || chunks > kMaxSplitItems) return std::nullopt;
   if (rule == "deepspeed-transformer" || rule == "deepspeed-transformer-embedding") {
     // DeepSpeed's PipelineModule partition_method "type:transformer" (Megatron-DeepSpeed's default) or
     // "type:transformer|embedding" (BigScience's BLOOM runs): weight 1 for every layer whose class matches,
@@ -495,7 +507,6 @@ std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, i
     // bigscience-workshop/Megatron-DeepSpeed 8387ae17, lines 212-291): the fp16 cast, the input
     // EmbeddingPipe, a transpose, the transformer layers, the undo transpose, the final LayerNorm, the tied
     // output EmbeddingPipe, the fp32 cast.
-    if (layers > (1 << 20) || chunks > (1 << 20)) return std::nullopt;  // bounds the item list (8 MiB)
     const double embedding = rule == "deepspeed-transformer-embedding" ? 1.0 : 0.0;
     std::vector<double> weights{0.0, embedding, 0.0};
     weights.insert(weights.end(), static_cast<std::size_t>(layers), 1.0);

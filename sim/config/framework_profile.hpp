@@ -90,6 +90,12 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p);
 ///    list, DeepSpeed's partition_balanced ported line for line; nullopt when a chunk gets no transformer layer.
 std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, int layers, int chunks);
 
+/// The largest layer or stage count the split rules take (2^20).
+inline constexpr int kMaxSplitItems = 1 << 20;
+
+/// Why pipeline_split_layers(rule, layers, chunks) gave nullopt, for a message.
+std::string pipeline_split_refusal(const std::string& rule, int layers, int chunks);
+
 /// Layers per chunk that balance the chunks' work when the first chunk also carries `first_extra` and the
 /// last `last_extra` layer-equivalents (the embedding, the output layer and loss): each layer goes to the
 /// least-loaded chunk. The "balanced" pipeline_split of records (the layer redistribution Yeung et al.

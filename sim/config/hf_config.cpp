@@ -455,7 +455,7 @@ void convert_bloom(Converter& c) {
       "pass over the tokens' embeddings per step) is not modelled: negligible beside a layer");
   if (!c.given("seq_len")) {
     c.problem("", "a BLOOM config.json gives no sequence length (ALiBi positions have no table and no "
-                  "maximum): write \"seq_len\" beside hf_config (the training sequence length)");
+                  "maximum): write \"seq_len\" beside hf_config or training.seq_len in the experiment");
   }
   convert_tied(c, true, "Transformers' default for bloom, lm_head tied to word_embeddings");
 }
@@ -612,7 +612,8 @@ void convert_mpt(Converter& c) {
 // activation, default "gelu", and num_ln_in_parallel_attn) and modeling_falcon.py (FalconAttention at commit
 // 44272086ad6636711ce99155bf7d03f0cf95e8f4; FalconDecoderLayer's num_ln_in_parallel_attn, default 2 with the
 // new decoder architecture, in the later versions that read it): keys and values on
-// num_kv_heads heads when new_decoder_architecture or not multi_query, else on one head; new_decoder_architecture
+// num_kv_heads heads with new_decoder_architecture, on one head with multi_query, else on every head (the fused
+// QKV is 3·hidden_size; _split_heads views num_heads); new_decoder_architecture
 // (Falcon-40B/180B) always computes attention and MLP in parallel, from two LayerNorms (ln_attn, ln_mlp) unless
 // num_ln_in_parallel_attn is 1; otherwise parallel_attn chooses a parallel block from one input_layernorm or a
 // sequential block with post_attention_layernorm; ALiBi when alibi, else rotary; biases on every Linear when
@@ -662,9 +663,16 @@ void convert_falcon(Converter& c) {
                              "FalconAttention)",
                              *kv));
       }
-    } else if (kv) {
-      c.set("kv_heads", *kv, "num_kv_heads");
     } else if (heads) {
+      // FalconAttention (modeling_falcon.py): without the new decoder architecture or multi_query the fused
+      // QKV is 3·hidden_size and _split_heads views keys and values on every head; a num_kv_heads that
+      // differs cannot be reshaped there.
+      if (kv && *kv != *heads && !c.given("kv_heads")) {
+        c.problem("num_kv_heads",
+                  fmt::format("{} key/value heads, but without new_decoder_architecture or multi_query Transformers' "
+                              "FalconAttention projects keys and values on every head ({})",
+                              *kv, *heads));
+      }
       c.set("kv_heads", *heads, "num_attention_heads");
     }
     c.set("parallel_block", parallel_attn.value_or(true), parallel_attn ? "parallel_attn" : "");
@@ -685,7 +693,7 @@ void convert_falcon(Converter& c) {
                            *positions));
     } else if (!positions && !c.given("seq_len")) {
       c.problem("", "this Falcon config.json (alibi true) gives no sequence length: write \"seq_len\" beside "
-                    "hf_config (the training sequence length)");
+                    "hf_config or training.seq_len in the experiment");
     }
   } else {
     convert_positions(c, "max_position_embeddings");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "sim/config/hf_config.hpp"
@@ -80,9 +81,37 @@ void splice_hf_model(ResolvedDocument& doc, json& value, const std::string& poin
     return;
   }
   HfConversion conv = convert_hf_config(hf, value);
+  // A config.json with no sequence length (BLOOM; Falcon with ALiBi and no max_position_embeddings) takes
+  // the experiment's training.seq_len beside the model, said in the model's notes.
+  const auto no_length = [](const HfConversion& c) {
+    return std::any_of(c.problems.begin(), c.problems.end(), [](const HfProblem& p) {
+      return p.message.find("gives no sequence length") != std::string::npos;
+    });
+  };
+  if (no_length(conv) && !value.contains("seq_len")) {
+    const std::string parent = pointer.substr(0, pointer.rfind('/'));
+    const json::json_pointer at(parent + "/training/seq_len");
+    if (doc.document.contains(at) && doc.document.at(at).is_number_integer()) {
+      json with = value;
+      with["seq_len"] = doc.document.at(at);
+      HfConversion again = convert_hf_config(hf, with);
+      if (again.problems.empty()) {
+        again.assumptions.push_back(fmt::format(
+            "seq_len = {} from the experiment's training.seq_len (the config.json gives no sequence length)",
+            doc.document.at(at).dump()));
+        conv = std::move(again);
+        value = std::move(with);
+      }
+    }
+  }
   if (!conv.problems.empty()) {
     for (auto& p : conv.problems) {
-      doc.problems.push_back({pointer, {file.string(), p.pointer, std::move(p.message)}});
+      if (p.pointer.empty()) {
+        // About the file as a whole (a key it lacks): said at the experiment's hf_config, where it is fixed.
+        add_problem(doc, pointer, ref_pointer, fmt::format("{}: {}", file.string(), p.message));
+      } else {
+        doc.problems.push_back({pointer, {file.string(), p.pointer, std::move(p.message)}});
+      }
     }
     value = reference;
     return;

@@ -98,12 +98,15 @@ constexpr Field kParallelismFields[] = {
      .fallback = "derived: none (pipeline_layers, else layers / (pp·vp) each)"},
     {.key = "pipeline_split",
      .kind = FieldKind::choice,
-     .doc = "a framework's rule for layers that do not divide over the pp·vp stages, applied at every pp·vp "
-            "(sweeps over pp keep it): ends-one-fewer (Megatron-Core's account_for_embedding/loss_in_pipeline_"
+     .doc = "a framework's rule for spreading the layers over the pp·vp stages, applied at every pp·vp, also "
+            "where the layers divide (so ends-one-fewer refuses 32 layers at pp 4, as Megatron-Core does with "
+            "the accounting set; sweeps over pp keep the rule): ends-one-fewer (Megatron-Core's account_for_embedding/loss_in_pipeline_"
             "split: the first and last stage one layer fewer), remainder-to-middle (torchtitan's split points), "
             "deepspeed-transformer / deepspeed-transformer-embedding (DeepSpeed's partition_method "
-            "type:transformer, Megatron-DeepSpeed's default, / type:transformer|embedding); docs/validation.md "
-            "\"Uneven pipeline stages\"; exclusive with pipeline_layers and pipeline_layout",
+            "type:transformer, Megatron-DeepSpeed's default, / type:transformer|embedding; DeepSpeed has no "
+            "interleaving, so with vp > 1 they split the pp·vp chunks as if they were stages); docs/validation.md "
+            "\"Uneven pipeline stages\"; exclusive with pipeline_layers and pipeline_layout; not with dualpipe, "
+            "v-half or a heterogeneous pipeline",
      .fallback = "derived: none (layers / (pp·vp) each)",
      .choices = kPipelineSplitRules},
     {.key = "sequence_parallel",

@@ -224,7 +224,7 @@ std::vector<ReferenceCase> read_energy_runs(const std::filesystem::path& file,
     c.group = rec.group;
     c.split = "arithmetic";
     if (auto reason = build_energy_case(rec, c)) {
-      skipped.push_back({c.id, c.group, c.split, *reason});
+      skipped.push_back({c.id, c.group, c.split, *reason, {}, {}});
     } else {
       out.push_back(std::move(c));
     }

@@ -1073,7 +1073,14 @@ class Builder {
     if (pp_ == 1) return std::nullopt;
     const int layers = model_["layers"].get<int>();
     const int vp = par_.contains("vp") ? par_["vp"].get<int>() : 1;
-    if (par_.value("schedule", std::string()) == "dualpipe") return std::nullopt;
+    if (par_.value("schedule", std::string()) == "dualpipe") {
+      if (rec_.pipeline_split) {
+        return fmt::format("pipeline_split \"{}\" with schedule dualpipe: DualPipe places its two model chunks per "
+                           "rank itself",
+                           *rec_.pipeline_split);
+      }
+      return std::nullopt;
+    }
     if (par_.value("schedule", std::string()) == "v-half") {
       // The authors' code sets the layers per chunk itself: layers / (2·pp), and asserts an even number
       // of layers per stage (zbpp_utils.py); an uneven split is not what it runs.
@@ -1105,8 +1112,8 @@ class Builder {
     if (rule == "balanced") return balanced_split(layers, chunks);
     const auto split = pipeline_split_layers(rule, layers, chunks);
     if (!split) {
-      return fmt::format("pipeline_split \"{}\" cannot spread {} layers over pp·vp = {} chunks", rule, layers,
-                         chunks);
+      return fmt::format("pipeline_split \"{}\" cannot spread {} layers over pp·vp = {} chunks ({})", rule, layers,
+                         chunks, pipeline_split_refusal(rule, layers, chunks));
     }
     if (std::adjacent_find(split->begin(), split->end(), std::not_equal_to<>()) == split->end()) {
       return std::nullopt;  // even after all
@@ -1223,14 +1230,17 @@ ReferenceSet reference_runs_from_json(const json& records, const std::string& la
   Inputs in{profiles, accelerators, clusters, Catalog(paths)};
   ReferenceSet out;
   out.records = parsed.size();
-  for (const ReferenceRecord& rec : parsed) {
+  for (std::size_t i = 0; i < parsed.size(); ++i) {
+    const ReferenceRecord& rec = parsed[i];
     ReferenceCase c;
     c.id = rec.id;
     c.group = rec.source_group;
     c.split = rec.split;
     c.citation = rec.citation;
+    c.file = label;
+    c.pointer = fmt::format("/{}", i);
     if (auto reason = Builder(rec, in, c).build()) {
-      out.skipped.push_back({rec.id, rec.source_group, rec.split, *reason});
+      out.skipped.push_back({rec.id, rec.source_group, rec.split, *reason, label, c.pointer});
     } else {
       out.cases.push_back(std::move(c));
     }

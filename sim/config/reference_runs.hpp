@@ -34,6 +34,8 @@ struct ReferenceCase {
   std::string group;  // source_group
   std::string split;  // calibration | test
   std::string citation;
+  std::string file;                              // the corpus file and the record's pointer in it
+  std::string pointer;
   std::string profile;                           // framework profile used ("" = none)
   nlohmann::json experiment;                     // experiment document (catalog names for the node)
   std::optional<int> devices_per_node_override;  // jobs smaller than one node
@@ -50,6 +52,8 @@ struct ReferenceSkip {
   std::string group;
   std::string split;
   std::string reason;
+  std::string file;     // the corpus file and the record's pointer in it ("" when not from a file)
+  std::string pointer;
 };
 
 struct ReferenceSet {

@@ -14,7 +14,7 @@ void append_energy_arithmetic(const config::ReferenceCase& c, const config::Cata
   try {
     in = config::energy_case_inputs(c, paths);
   } catch (const ConfigError& e) {
-    out.arithmetic_skipped.push_back({c.id, c.group, c.split, e.diagnostics().front().to_string()});
+    out.arithmetic_skipped.push_back({c.id, c.group, c.split, e.diagnostics().front().to_string(), {}, {}});
     return;
   }
   const TrainingRunEnergy gross = estimate_training_run_energy(in.gross);

@@ -218,6 +218,10 @@ void step_report_fields(const Scenario& s, const StepResult& r, ReportSink& out)
   out.put("memory", "weights_bytes", m.weights.value());
   out.put("", "mfu", r.mfu);
   if (s.training.precision == Precision::fp4) out.put("", "mfu_note", kFp4MfuNote);
+  // The split a pipeline_split rule gave at this pp·vp (the experiment echo carries only the rule).
+  if (!s.parallelism.pipeline_split.empty() && !s.parallelism.pipeline_layers.empty()) {
+    out.put("", "pipeline_layers", nlohmann::json(s.parallelism.pipeline_layers));
+  }
   out.put("", "microbatches", r.microbatches);
   out.put("", "model_flops_per_step", r.model_flops_per_step);
   if (!s.model.notes.empty()) out.put("", "model_notes", s.model.notes);
@@ -332,6 +336,21 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
                    p.sequence_parallel ? " +SP" : "",
                    s.model.moe.enabled() ? fmt::format(" EP {} ETP {}", p.ep, p.etp) : "", p.zero_stage,
                    to_string(p.schedule)));
+  if (!p.pipeline_layers.empty()) {
+    // Layers per virtual stage, runs of equal counts folded ("7, 8 x 14, 7").
+    std::string text;
+    for (std::size_t i = 0; i < p.pipeline_layers.size();) {
+      std::size_t j = i;
+      while (j < p.pipeline_layers.size() && p.pipeline_layers[j] == p.pipeline_layers[i]) ++j;
+      text += fmt::format("{}{}{}", text.empty() ? "" : ", ", p.pipeline_layers[i],
+                          j - i > 1 ? fmt::format(" x {}", j - i) : "");
+      i = j;
+    }
+    const std::string from = !p.pipeline_split.empty()    ? fmt::format("rule {}", p.pipeline_split)
+                             : !p.pipeline_layout.empty() ? std::string("pipeline_layout")
+                                                          : std::string("pipeline_layers");
+    line("  layers per stage", fmt::format("{} ({}{})", text, from, p.vp > 1 ? "; virtual stages, chunk-major" : ""));
+  }
   for (const std::string& a : r.schedule_assumptions) line("  schedule assumed", a);
   const char* rc =
       t.recompute == Recompute::none ? "none" : (t.recompute == Recompute::selective ? "selective" : "full");

@@ -103,7 +103,7 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
     ValidatedConfig config;
     const std::optional<StepResult> r = predict_case(loader, c, problem, config);
     if (!r) {
-      out.skipped.push_back({c.id, c.group, c.split, fmt::format("experiment not expressible: {}", problem)});
+      out.skipped.push_back({c.id, c.group, c.split, fmt::format("experiment not expressible: {}", problem), c.file, c.pointer});
       continue;
     }
     const config::MeasuredMetric& m = c.metrics.front();
@@ -134,14 +134,21 @@ const config::ReferenceCase& find_case(const config::ReferenceSet& set, const st
   }
   for (const config::ReferenceSkip& s : set.skipped) {
     if (s.id == id) {
-      throw ConfigError(file.string(), "",
+      throw ConfigError(s.file.empty() ? file.string() : s.file, s.pointer,
                         fmt::format("record \"{}\" is skipped, so it has no experiment: {}", id, s.reason));
     }
   }
   std::vector<std::string_view> ids;
   for (const config::ReferenceCase& c : set.cases) ids.push_back(c.id);
   for (const config::ReferenceSkip& s : set.skipped) ids.push_back(s.id);
-  throw ConfigError(file.string(), "", fmt::format("no record with id \"{}\"{}", id, config::did_you_mean(id, ids)));
+  std::vector<std::string> files;
+  for (const config::ReferenceCase& c : set.cases) {
+    if (std::find(files.begin(), files.end(), c.file) == files.end()) files.push_back(c.file);
+  }
+  const std::string where =
+      files.size() > 1 ? fmt::format(" (records of {} and {})", files.front(), files.back()) : std::string();
+  throw ConfigError(file.string(), "",
+                    fmt::format("no record with id \"{}\"{}{}", id, where, config::did_you_mean(id, ids)));
 }
 
 config::ReferenceSet read_corpus(const std::filesystem::path& file, const config::CatalogPaths& paths,

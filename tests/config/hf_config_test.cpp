@@ -403,10 +403,19 @@ TEST_CASE("BLOOM converts to an ALiBi model with biases, LayerNorm and a 4h GELU
   }
 }
 
-TEST_CASE("BLOOM without seq_len beside it is one located error", "[config][hf][alibi]") {
+TEST_CASE("BLOOM without seq_len beside it takes training.seq_len; with neither it is one located error",
+          "[config][hf][alibi]") {
   TempDir dir;
-  const auto ds = model_diagnostics(dir, {{"hf_config", hf_data("bloom-560m.json").string()}});
-  CHECK(has_diagnostic(ds, "bloom-560m.json", "", "gives no sequence length"));
+  auto doc = experiment_with({{"hf_config", hf_data("bloom-560m.json").string()}});
+  doc["training"]["seq_len"] = 1024;
+  const Scenario s = scenario_from_json(doc, bundled_catalog());
+  CHECK(s.model.seq_len == doc["training"]["seq_len"].get<int>());
+  CHECK(has_note(s.model, "from the experiment's training.seq_len"));
+  doc["training"].erase("seq_len");
+  const auto ds = diagnostics_of(dir.write("exp.json", doc));
+  INFO(dump(ds));
+  // Said where it is fixed: the experiment's hf_config, naming the file that lacks the length.
+  CHECK(has_diagnostic(ds, "exp.json", "/model/hf_config", "bloom-560m.json: a BLOOM config.json gives no sequence length"));
   CHECK(ds.size() == 1);
   auto hf = read(hf_data("bloom-560m.json"));
   hf["n_layer"] = -3;
@@ -493,6 +502,13 @@ TEST_CASE("Falcon: multi-query 7B, the new decoder architecture of 40B, ALiBi an
     hf["ffn_hidden_size"] = 8192;
     const HfConversion rw = convert_hf_config(hf, beside);
     check_keys(rw, 24, 2048, 32, 32, 8192, 50304, "alibi", true, true, false);
+    // Keys and values on every head there (fused QKV of 3·hidden_size): a smaller num_kv_heads is refused.
+    hf["num_kv_heads"] = 8;
+    const HfConversion gqa = convert_hf_config(hf, beside);
+    REQUIRE(gqa.problems.size() == 1);
+    CHECK(gqa.problems.front().pointer == "/num_kv_heads");
+    hf["num_kv_heads"] = 32;
+    CHECK(convert_hf_config(hf, beside).problems.empty());
   }
   SECTION("a wrong type is located") {
     auto hf = read(hf_data("falcon-40b.json"));

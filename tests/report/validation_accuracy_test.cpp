@@ -86,7 +86,30 @@ constexpr Gate kGates[] = {
     {"calibration", "", 52, 4.5, 21.0},
     // END GATES
 };
+
+struct Counts {
+  const char* split;
+  int above_30_pct;  // rows with |relative error| above 30 % (the README says how many)
+  int skipped;       // records skipped with a reason
+};
+constexpr Counts kCounts[] = {
+    // BEGIN COUNTS (tools/accuracy_tables.py --write)
+    {"test", 32, 78},
+    {"calibration", 0, 12},
+    // END COUNTS
+};
 }  // namespace
+
+TEST_CASE("the README's counts of rows above 30 % and of skipped records are exact") {
+  for (const Counts& c : kCounts) {
+    int above = 0, skipped = 0;
+    for (const ValidationRow& r : result().rows) above += r.split == c.split && std::fabs(r.rel_error) > 0.30;
+    for (const auto& s : result().skipped) skipped += s.split == c.split;
+    INFO(c.split);
+    CHECK(above == c.above_30_pct);
+    CHECK(skipped == c.skipped);
+  }
+}
 
 TEST_CASE("every reference record is either predicted or skipped with a reason") {
   const nlohmann::json step = config::read_json_file(reference_file());

@@ -27,6 +27,19 @@ int print_record_experiment(const config::ReferenceSet& set, const std::string& 
   std::string sets;
   for (const config::Override& o : case_overrides(c)) sets += fmt::format(" --set {}={}", o.pointer, o.value);
   if (!sets.empty()) std::fprintf(stderr, "run it with: clustersim run FILE%s\n", sets.c_str());
+  // The quantity validate compares, when it is not read straight off the report.
+  if (!c.metrics.empty()) {
+    const config::MeasuredMetric& m = c.metrics.front();
+    if ((m.name == "mfu" || m.name == "hfu") && m.peak_tflops) {
+      std::fprintf(stderr,
+                   "compared: %s = %s TFLOP/s per device / %g TFLOP/s, the peak the record divides by (the "
+                   "report's %s divides by the device's own peak)\n",
+                   m.name.c_str(), m.name == "mfu" ? "model" : "hardware", *m.peak_tflops,
+                   m.name == "mfu" ? "MFU" : "HFU");
+    } else {
+      std::fprintf(stderr, "compared: %s\n", m.name.c_str());
+    }
+  }
   return 0;
 }
 
@@ -40,6 +53,7 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
     std::string max_error;
     int expect_count = -1;
     std::string experiment;
+    CLI::Option* experiment_option = nullptr;
   };
   auto opt = std::make_shared<Options>();
   app.add_option("file", opt->file,
@@ -53,7 +67,7 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
          "--expect-count", opt->expect_count,
          "exit 3 if fewer records than this are predicted (a record that used to predict is now skipped)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--experiment", opt->experiment,
+  opt->experiment_option = app.add_option("--experiment", opt->experiment,
                  "print the experiment document validate builds for the record with this id (stdout, JSON; "
                  "its assumptions and any --set the run needs on stderr) and exit without predicting");
   return [opt, &global]() {
@@ -70,7 +84,9 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
     const double limit =
         opt->max_error.empty() ? -1 : parse_fraction_option(opt->max_error, "--max-error", "5%");
     const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
-    if (!opt->experiment.empty()) return print_record_experiment(read_corpus(file, paths, default_corpus), opt->experiment, file);
+    if (opt->experiment_option->count() > 0 && opt->experiment.empty())
+      throw ConfigError("<command line>", "--experiment", "needs a record id (validate --format json lists them)");
+    if (opt->experiment_option->count() > 0) return print_record_experiment(read_corpus(file, paths, default_corpus), opt->experiment, file);
     ValidationResult r = run_validation(read_corpus(file, paths, default_corpus), paths, opt->split);
     const auto energy = file.parent_path() / "energy_runs.json";
     if (default_corpus && std::filesystem::exists(energy)) add_energy_arithmetic(r, energy, paths);

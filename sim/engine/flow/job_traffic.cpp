@@ -100,9 +100,10 @@ JobTraffic::JobTraffic(const Scenario& s, const StepGraph& g)
     const LayerRange lr = virtual_stage_layers(par, s.model.layers, k);
     const int moe = s.model.moe_layers_in(lr.first, lr.first + lr.count);
     double params = pc.per_layer * (lr.count - moe) + pc.moe_layer_shared * moe;
-    if (k == 0) params += pc.embedding;
+    if (k == 0) params += pc.embedding - pc.position_table;
     if (k == virtual_stage_count(g.schedule) - 1) params += pc.head;
     params /= par.tp;
+    if (k == 0) params += pc.position_table;  // whole on every TP rank (graph_builder.cpp chunk_parameters)
     GradientSync& gs = sync_[id];
     if (multislice) {
       const ParallelismSpec in_slice = slice_parallelism(s);
