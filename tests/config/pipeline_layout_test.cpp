@@ -212,6 +212,12 @@ TEST_CASE("an experiment's parallelism.pipeline_split gives pipeline_layers at e
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pipeline_split",
                          "\"ends-one-fewer\" cannot spread 7 layers over pp·vp = 2·1 = 2 virtual stages"));
     CHECK(ds.size() == 1);  // not also "layers are not divisible by pp·vp"
+    // Near INT_MAX, layers + 2 must not wrap (it once blamed pipeline_layers with a negative sum).
+    doc["model"]["layers"] = 2147483646;
+    const auto huge = diagnostics_of(dir.write("exp.json", doc));
+    INFO(dump(huge));
+    CHECK(has_diagnostic(huge, "exp.json", "/parallelism/pipeline_split", "at most 1048576 layers and stages"));
+    for (const auto& d : huge) CHECK(d.pointer != "/parallelism/pipeline_layers");
   }
   SECTION("with pipeline_layers or pipeline_layout too, or under v-half") {
     doc["parallelism"]["pipeline_split"] = "ends-one-fewer";
