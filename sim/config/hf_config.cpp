@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -429,17 +430,26 @@ void convert_tied(Converter& c, bool default_tied, std::string_view why) {
 // the block has a bias; LayerNorms; ALiBi positions (build_alibi_tensor), no position table and no maximum
 // length in the config; word_embeddings_layernorm after the embedding; lm_head tied to the word embeddings,
 // PretrainedConfig's tie_word_embeddings default true).
-void convert_bloom(Converter& c) {
-  const auto layers = c.aliased("n_layer", "num_hidden_layers", !c.given("layers"));
-  const auto hidden = c.aliased("hidden_size", "n_embed", !c.given("hidden"));
-  const auto heads = c.aliased("n_head", "num_attention_heads", !c.given("heads"));
-  if (layers) c.set("layers", layers->first, layers->second);
-  if (hidden) c.set("hidden", hidden->first, hidden->second);
-  if (heads) {
-    c.set("heads", heads->first, heads->second);
-    c.set("kv_heads", heads->first, heads->second);
-  }
+// layers, hidden, heads and vocab from keys with an alias each (BLOOM, MPT).
+struct AliasedShape {
+  std::optional<std::pair<int, std::string>> hidden, heads;
+};
+AliasedShape convert_aliased_shape(Converter& c, std::array<std::string_view, 2> layers,
+                                   std::array<std::string_view, 2> hidden, std::array<std::string_view, 2> heads) {
+  const auto l = c.aliased(layers[0], layers[1], !c.given("layers"));
+  AliasedShape out{c.aliased(hidden[0], hidden[1], !c.given("hidden")),
+                   c.aliased(heads[0], heads[1], !c.given("heads"))};
+  if (l) c.set("layers", l->first, l->second);
+  if (out.hidden) c.set("hidden", out.hidden->first, out.hidden->second);
+  if (out.heads) c.set("heads", out.heads->first, out.heads->second);
   if (auto vocab = c.positive("vocab_size", !c.given("vocab"))) c.set("vocab", *vocab, "vocab_size");
+  return out;
+}
+
+void convert_bloom(Converter& c) {
+  const auto [hidden, heads] =
+      convert_aliased_shape(c, {"n_layer", "num_hidden_layers"}, {"hidden_size", "n_embed"}, {"n_head", "num_attention_heads"});
+  if (heads) c.set("kv_heads", heads->first, heads->second);
   if (hidden) c.set("ffn_hidden", 4 * hidden->first, hidden->second);
   c.set("mlp", "gelu", "");
   c.get("layer_norm_epsilon");
@@ -470,13 +480,8 @@ void convert_bloom(Converter& c) {
 // expansion_ratio, no_bias, learned_pos_emb, attn_config.alibi and the attention type, so a config that
 // differs from the published shape is converted as MosaicML's code builds it, and a note says so.
 void convert_mpt(Converter& c) {
-  const auto layers = c.aliased("n_layers", "num_hidden_layers", !c.given("layers"));
-  const auto hidden = c.aliased("d_model", "hidden_size", !c.given("hidden"));
-  const auto heads = c.aliased("n_heads", "num_attention_heads", !c.given("heads"));
-  if (layers) c.set("layers", layers->first, layers->second);
-  if (hidden) c.set("hidden", hidden->first, hidden->second);
-  if (heads) c.set("heads", heads->first, heads->second);
-  if (auto vocab = c.positive("vocab_size", !c.given("vocab"))) c.set("vocab", *vocab, "vocab_size");
+  const auto [hidden, heads] =
+      convert_aliased_shape(c, {"n_layers", "num_hidden_layers"}, {"d_model", "hidden_size"}, {"n_heads", "num_attention_heads"});
   convert_positions(c, "max_seq_len");
 
   // Attention: attn_config (a nested object; absent: MptAttentionConfig's defaults).

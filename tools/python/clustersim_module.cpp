@@ -223,19 +223,19 @@ py::object plan_strategies(const py::object& experiment, const std::optional<int
   return to_python(j);
 }
 
+// The published-runs file `path` names, else the default corpus of the catalog roots.
+fs::path corpus_file(const py::object& path, const config::CatalogPaths& paths) {
+  if (!path.is_none()) return path_text(path);
+  const auto found = cli::reference_file_in(paths.roots);
+  if (!found)
+    throw ConfigError("", "",
+                      "no reference/published_runs.json in any catalog root: pass path or set CLUSTERSIM_REFERENCE");
+  return *found;
+}
+
 py::object validate(const py::object& path, const py::object& configs) {
   const config::CatalogPaths paths = catalog_paths(configs);
-  fs::path file;
-  if (path.is_none()) {
-    const auto found = cli::reference_file_in(paths.roots);
-    if (!found)
-      throw ConfigError(
-          "", "",
-          "no reference/published_runs.json in any catalog root: pass path or set CLUSTERSIM_REFERENCE");
-    file = *found;
-  } else {
-    file = path_text(path);
-  }
+  const fs::path file = corpus_file(path, paths);
   nlohmann::json j;
   {
     py::gil_scoped_release release;
@@ -252,17 +252,7 @@ py::object validate(const py::object& path, const py::object& configs) {
 // and the overrides run() needs to give the record's prediction.
 py::object record_experiment(const std::string& id, const py::object& path, const py::object& configs) {
   const config::CatalogPaths paths = catalog_paths(configs);
-  fs::path file;
-  if (path.is_none()) {
-    const auto found = cli::reference_file_in(paths.roots);
-    if (!found)
-      throw ConfigError(
-          "", "",
-          "no reference/published_runs.json in any catalog root: pass path or set CLUSTERSIM_REFERENCE");
-    file = *found;
-  } else {
-    file = path_text(path);
-  }
+  const fs::path file = corpus_file(path, paths);
   nlohmann::json j;
   {
     py::gil_scoped_release release;

@@ -47,6 +47,27 @@ def run(cli, path):
     return p.returncode, p.stdout, p.stderr
 
 
+def catalog_and_hf(cli, tmp, name, catalog, hf_model, adjust, failures):
+    """Runs the experiment with the catalog model and with the HF config (adjust(exp) edits both); returns
+    the two reports, or None after recording the failure."""
+    reports = {}
+    for label, model in (("catalog", catalog), ("hf_config", hf_model)):
+        exp = experiment(model)
+        adjust(exp)
+        path = tmp / f"{name}-{label}.json"
+        path.write_text(json.dumps(exp))
+        code, out, err = run(cli, path)
+        if code != 0:
+            failures.append(f"{name} {label}: exit {code}: {err.strip()}")
+            return None
+        reports[label] = json.loads(out)
+    a, b = reports["catalog"], reports["hf_config"]
+    if a["step_time_s"] != b["step_time_s"] or a["memory"] != b["memory"]:
+        failures.append(f"{name}: step {a['step_time_s']} s from the catalog, {b['step_time_s']} s from config.json")
+        return None
+    return a, b
+
+
 def main():
     cli, root = sys.argv[1], pathlib.Path(sys.argv[2]).resolve()
     data = root / "tests" / "config" / "data" / "hf"
@@ -78,50 +99,26 @@ def main():
                   f"MFU {reports['catalog']['mfu']:.4f} -- equal from {hf_file}")
 
         # A MoE config: Mixtral 8x7B from its config.json equals the catalog's mixtral-8x7b (ep 8).
-        reports = {}
-        for label, model in (("catalog", "mixtral-8x7b"),
-                             ("hf_config", {"hf_config": str(data / "mixtral-8x7b-v0.1.json"), "seq_len": 4096})):
-            exp = experiment(model)
+        def with_ep8(exp):
             exp["parallelism"]["ep"] = 8
-            path = tmp / f"mixtral-{label}.json"
-            path.write_text(json.dumps(exp))
-            code, out, err = run(cli, path)
-            if code != 0:
-                failures.append(f"mixtral {label}: exit {code}: {err.strip()}")
-                break
-            reports[label] = json.loads(out)
-        if len(reports) == 2:
-            a, b = reports["catalog"], reports["hf_config"]
-            if a["step_time_s"] != b["step_time_s"] or a["memory"] != b["memory"]:
-                failures.append(f"mixtral: step {a['step_time_s']} s from the catalog, {b['step_time_s']} s "
-                                f"from config.json")
-            else:
-                print(f"mixtral-8x7b: step {a['step_time_s']:.6g} s -- equal from mixtral-8x7b-v0.1.json")
+        pair = catalog_and_hf(cli, tmp, "mixtral", "mixtral-8x7b",
+                              {"hf_config": str(data / "mixtral-8x7b-v0.1.json"), "seq_len": 4096}, with_ep8, failures)
+        if pair:
+            print(f"mixtral-8x7b: step {pair[0]['step_time_s']:.6g} s -- equal from mixtral-8x7b-v0.1.json")
         # An ALiBi family: the bundled BLOOM-176B config.json (configs/models/hf/) runs and predicts what the
         # catalog's bloom-176b (the same file, seq_len 2048 beside it) predicts; without seq_len it is one
         # located error, exit 2.
         bloom = root / "configs" / "models" / "hf" / "bloom-176b.json"
-        reports = {}
-        for label, model in (("catalog", "bloom-176b"), ("hf_config", {"hf_config": str(bloom), "seq_len": 2048})):
-            exp = experiment(model)
+
+        def on_8_gpus(exp):
             exp["parallelism"] = {"tp": 8, "pp": 1, "dp": 1, "zero_stage": 1}
             exp["training"]["global_batch"] = 8
-            path = tmp / f"bloom-{label}.json"
-            path.write_text(json.dumps(exp))
-            code, out, err = run(cli, path)
-            if code != 0:
-                failures.append(f"bloom {label}: exit {code}: {err.strip()}")
-                break
-            reports[label] = json.loads(out)
-        if len(reports) == 2:
-            a, b = reports["catalog"], reports["hf_config"]
-            if a["step_time_s"] != b["step_time_s"] or a["memory"] != b["memory"]:
-                failures.append(f"bloom: step {a['step_time_s']} s from the catalog, {b['step_time_s']} s "
-                                f"from config.json")
-            elif not any("word_embeddings_layernorm" in n for n in b.get("model_notes", [])):
-                failures.append("bloom: the report's model_notes do not say what is not modelled")
-            else:
-                print(f"bloom-176b: step {a['step_time_s']:.6g} s -- equal from configs/models/hf/bloom-176b.json")
+        pair = catalog_and_hf(cli, tmp, "bloom", "bloom-176b", {"hf_config": str(bloom), "seq_len": 2048}, on_8_gpus,
+                              failures)
+        if pair and not any("word_embeddings_layernorm" in n for n in pair[1].get("model_notes", [])):
+            failures.append("bloom: the report's model_notes do not say what is not modelled")
+        elif pair:
+            print(f"bloom-176b: step {pair[0]['step_time_s']:.6g} s -- equal from configs/models/hf/bloom-176b.json")
         path = tmp / "bloom-no-seq.json"
         no_seq = experiment({"hf_config": str(bloom)})
         del no_seq["training"]["seq_len"]  # with it, the model takes training.seq_len
