@@ -439,8 +439,32 @@ std::vector<std::size_t> deepspeed_partition_uniform(std::size_t num_items, std:
   return parts;
 }
 
-// _lprobe: `w` are inclusive prefix sums. Python's w[-1] (when a boundary is 0) is the last element.
-std::pair<std::vector<std::size_t>, bool> deepspeed_lprobe(const std::vector<double>& w, std::size_t num_parts,
+// The inclusive prefix sums of DeepSpeed's binary weights over GPTModelPipe's layer list (below), in O(1) per
+// index: [cast, embedding (e), transpose, L transformer layers, undo, final norm, tied embedding (e), cast].
+struct GptPipePrefix {
+  double layers, embedding;
+  [[nodiscard]] std::size_t size() const { return static_cast<std::size_t>(layers) + 7; }
+  [[nodiscard]] double operator[](std::size_t i) const {
+    const double x = static_cast<double>(i);
+    return (i >= 1 ? embedding : 0.0) + std::clamp(x - 2.0, 0.0, layers) + (x >= layers + 5.0 ? embedding : 0.0);
+  }
+  [[nodiscard]] double back() const { return (*this)[size() - 1]; }
+  // bisect_left(w, value, lo, hi)
+  [[nodiscard]] std::size_t lower_bound(std::size_t lo, std::size_t hi, double value) const {
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if ((*this)[mid] < value) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+};
+
+// _lprobe over the prefix sums `w`. Python's w[-1] (when a boundary is 0) is the last element.
+std::pair<std::vector<std::size_t>, bool> deepspeed_lprobe(const GptPipePrefix& w, std::size_t num_parts,
                                                            double bottleneck) {
   const std::size_t num_items = w.size();
   const double total = w.back();
@@ -451,11 +475,7 @@ std::pair<std::vector<std::size_t>, bool> deepspeed_lprobe(const std::vector<dou
   std::size_t step = chunksize;
   for (std::size_t p = 1; p < num_parts; ++p) {
     while (step < num_items && w[step] < bsum) step += chunksize;
-    const std::size_t lo = step - chunksize;
-    const std::size_t hi = std::min(step, num_items);
-    parts[p] = static_cast<std::size_t>(std::lower_bound(w.begin() + static_cast<std::ptrdiff_t>(lo),
-                                                         w.begin() + static_cast<std::ptrdiff_t>(hi), bsum) -
-                                        w.begin());
+    parts[p] = w.lower_bound(step - chunksize, std::min(step, num_items), bsum);
     if (parts[p] == num_items) {
       const double part_size = total - w[parts[p - 1]];
       return {parts, part_size < bottleneck};
@@ -465,11 +485,9 @@ std::pair<std::vector<std::size_t>, bool> deepspeed_lprobe(const std::vector<dou
   return {parts, bsum >= total};
 }
 
-std::vector<std::size_t> deepspeed_partition_balanced(const std::vector<double>& weights, std::size_t num_parts) {
-  const std::size_t num_items = weights.size();
+std::vector<std::size_t> deepspeed_partition_balanced(const GptPipePrefix& w, std::size_t num_parts) {
+  const std::size_t num_items = w.size();
   if (num_items <= num_parts) return deepspeed_partition_uniform(num_items, num_parts);
-  std::vector<double> w = weights;
-  for (std::size_t i = 1; i < w.size(); ++i) w[i] += w[i - 1];
   constexpr double eps = 1e-3;
   double lower = w.back() / static_cast<double>(num_parts);
   double upper = w.back();
@@ -498,7 +516,7 @@ std::string pipeline_split_refusal(const std::string& rule, int layers, int chun
 
 std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, int layers, int chunks) {
   if (layers <= 0 || chunks <= 0) return std::nullopt;
-  // Bounds the DeepSpeed item list (8 MiB) and keeps layers + 2 inside int.
+  // Keeps layers + 2 inside int and the search small (the bound the messages name).
   if (layers > kMaxSplitItems || chunks > kMaxSplitItems) return std::nullopt;
   if (rule == "deepspeed-transformer" || rule == "deepspeed-transformer-embedding") {
     // DeepSpeed's PipelineModule partition_method "type:transformer" (Megatron-DeepSpeed's default) or
@@ -507,12 +525,10 @@ std::optional<std::vector<int>> pipeline_split_layers(const std::string& rule, i
     // bigscience-workshop/Megatron-DeepSpeed 8387ae17, lines 212-291): the fp16 cast, the input
     // EmbeddingPipe, a transpose, the transformer layers, the undo transpose, the final LayerNorm, the tied
     // output EmbeddingPipe, the fp32 cast.
-    const double embedding = rule == "deepspeed-transformer-embedding" ? 1.0 : 0.0;
-    std::vector<double> weights{0.0, embedding, 0.0};
-    weights.insert(weights.end(), static_cast<std::size_t>(layers), 1.0);
-    weights.insert(weights.end(), {0.0, 0.0, embedding, 0.0});
+    const GptPipePrefix prefix{static_cast<double>(layers),
+                               rule == "deepspeed-transformer-embedding" ? 1.0 : 0.0};
     const auto n = static_cast<std::size_t>(chunks);
-    const std::vector<std::size_t> parts = deepspeed_partition_balanced(weights, n);
+    const std::vector<std::size_t> parts = deepspeed_partition_balanced(prefix, n);
     const std::size_t first = 3;
     const std::size_t last = first + static_cast<std::size_t>(layers);  // one past the last transformer layer
     std::vector<int> out(n, 0);

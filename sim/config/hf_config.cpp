@@ -465,7 +465,8 @@ void convert_bloom(Converter& c) {
       "pass over the tokens' embeddings per step) is not modelled: negligible beside a layer");
   if (!c.given("seq_len")) {
     c.problem("", "a BLOOM config.json gives no sequence length (ALiBi positions have no table and no "
-                  "maximum): write \"seq_len\" beside hf_config or training.seq_len in the experiment");
+                  "maximum): write \"seq_len\" beside hf_config (the model's sequence length, as catalog models "
+                  "state it)");
   }
   convert_tied(c, true, "Transformers' default for bloom, lm_head tied to word_embeddings");
 }
@@ -698,7 +699,7 @@ void convert_falcon(Converter& c) {
                            *positions));
     } else if (!positions && !c.given("seq_len")) {
       c.problem("", "this Falcon config.json (alibi true) gives no sequence length: write \"seq_len\" beside "
-                    "hf_config or training.seq_len in the experiment");
+                    "hf_config");
     }
   } else {
     convert_positions(c, "max_position_embeddings");

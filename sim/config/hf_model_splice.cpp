@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "sim/config/hf_config.hpp"
@@ -81,29 +80,6 @@ void splice_hf_model(ResolvedDocument& doc, json& value, const std::string& poin
     return;
   }
   HfConversion conv = convert_hf_config(hf, value);
-  // A config.json with no sequence length (BLOOM; Falcon with ALiBi and no max_position_embeddings) takes
-  // the experiment's training.seq_len beside the model, said in the model's notes.
-  const auto no_length = [](const HfConversion& c) {
-    return std::any_of(c.problems.begin(), c.problems.end(), [](const HfProblem& p) {
-      return p.message.find("gives no sequence length") != std::string::npos;
-    });
-  };
-  if (no_length(conv) && !value.contains("seq_len")) {
-    const std::string parent = pointer.substr(0, pointer.rfind('/'));
-    const json::json_pointer at(parent + "/training/seq_len");
-    if (doc.document.contains(at) && doc.document.at(at).is_number_integer()) {
-      json with = value;
-      with["seq_len"] = doc.document.at(at);
-      HfConversion again = convert_hf_config(hf, with);
-      if (again.problems.empty()) {
-        again.assumptions.push_back(fmt::format(
-            "seq_len = {} from the experiment's training.seq_len (the config.json gives no sequence length)",
-            doc.document.at(at).dump()));
-        conv = std::move(again);
-        value = std::move(with);
-      }
-    }
-  }
   if (!conv.problems.empty()) {
     for (auto& p : conv.problems) {
       if (p.pointer.empty()) {

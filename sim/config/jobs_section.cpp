@@ -57,6 +57,9 @@ constexpr Field kJobFields[] = {
 void read_job_model(ObjectReader& e, JobSpec& job) {
   const nlohmann::json* v = e.find("model");
   if (v == nullptr) return;
+  // A model that already failed to resolve (a Hugging Face config that did not convert leaves its path
+  // here) is said once, by that problem.
+  if (e.context().failed(e.pointer_of("model"))) return;
   if (v->is_string()) {
     Catalog* catalog = e.context().catalog();
     if (catalog == nullptr) {

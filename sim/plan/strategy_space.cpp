@@ -128,7 +128,8 @@ std::vector<Strategy> enumerate_strategies(const Scenario& base, const SearchBou
                 for (int vp : divisors(m.layers / pp)) {
                   if (vp > 1 && vp <= b.max_vp) add_training_choices(base, b, l, kind, vp, out);
                 }
-              } else {
+              } else if (!rule.starts_with("deepspeed")) {
+                // DeepSpeed's PipelineEngine has no interleaved schedule: its rules are searched without one.
                 for (int vp = 2; vp <= b.max_vp && static_cast<long>(pp) * vp <= m.layers; ++vp) {
                   if (splits(pp * vp)) add_training_choices(base, b, l, kind, vp, out);
                 }

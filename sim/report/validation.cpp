@@ -128,13 +128,13 @@ std::vector<config::Override> case_overrides(const config::ReferenceCase& c) {
 }
 
 const config::ReferenceCase& find_case(const config::ReferenceSet& set, const std::string& id,
-                                       const std::filesystem::path& file) {
+                                       const std::string& origin_file, const std::string& origin_pointer) {
   for (const config::ReferenceCase& c : set.cases) {
     if (c.id == id) return c;
   }
   for (const config::ReferenceSkip& s : set.skipped) {
     if (s.id == id) {
-      throw ConfigError(s.file.empty() ? file.string() : s.file, s.pointer,
+      throw ConfigError(s.file.empty() ? origin_file : s.file, s.file.empty() ? origin_pointer : s.pointer,
                         fmt::format("record \"{}\" is skipped, so it has no experiment: {}", id, s.reason));
     }
   }
@@ -147,7 +147,7 @@ const config::ReferenceCase& find_case(const config::ReferenceSet& set, const st
   }
   const std::string where =
       files.size() > 1 ? fmt::format(" (records of {} and {})", files.front(), files.back()) : std::string();
-  throw ConfigError(file.string(), "",
+  throw ConfigError(origin_file, origin_pointer,
                     fmt::format("no record with id \"{}\"{}{}", id, where, config::did_you_mean(id, ids)));
 }
 

@@ -83,8 +83,9 @@ std::vector<config::Override> case_overrides(const config::ReferenceCase& c);
 
 /// `validate --experiment ID` (and the Python record_experiment): the case of record `id`. Throws
 /// ConfigError naming `file` for an unknown id (close ids suggested) or a skipped one (its reason).
+/// `origin_file` / `origin_pointer` locate an unknown id (the option or argument that named it).
 const config::ReferenceCase& find_case(const config::ReferenceSet& set, const std::string& id,
-                                       const std::filesystem::path& file);
+                                       const std::string& origin_file, const std::string& origin_pointer);
 
 nlohmann::json validation_json(const ValidationResult& r);
 std::string validation_text(const ValidationResult& r);

@@ -119,12 +119,20 @@ def test_record_experiment_reproduces_the_validate_prediction():
     # one record as it is, one built with a node override (a job smaller than a node)
     for rid in ("bigscience-2022-tr11-readme-bloom176b-gbs2048-384gpu", "megatron-readme2020-dgx2-v100-mp-1b"):
         d = clustersim.record_experiment(rid)
-        assert sorted(d) == ["assumptions", "experiment", "overrides"], sorted(d)
+        assert sorted(d) == ["assumptions", "experiment", "metric", "overrides", "peak_tflops"], sorted(d)
+        assert d["metric"] == "step_time_s" and d["peak_tflops"] is None, d
         assert rows[rid]["metric"] == "step_time_s", rows[rid]
         r = clustersim.run(d["experiment"], d["overrides"] or None)
         assert r["step_time_s"] == rows[rid]["predicted"], (rid, r["step_time_s"], rows[rid]["predicted"])
     assert clustersim.record_experiment("megatron-readme2020-dgx2-v100-mp-1b")["overrides"] == {
         "/cluster/node/devices_per_node": "1"}
+    # An MFU row against the record's stated peak: validate divides the model TFLOP/s by that peak.
+    mfu = [r for r in v["rows"] if r["metric"] == "mfu" and r["group"] == "moe-parallel-folding-2025"][0]
+    d = clustersim.record_experiment(mfu["id"])
+    assert d["metric"] == "mfu" and d["peak_tflops"] > 0, d
+    r = clustersim.run(d["experiment"], d["overrides"] or None)
+    assert abs(r["tflops_per_device"] / d["peak_tflops"] - mfu["predicted"]) <= 1e-12 * mfu["predicted"], (
+        r["tflops_per_device"], d["peak_tflops"], mfu["predicted"])
     for bad, text in (("nope", 'no record with id "nope"'),
                       ("llama3-2024-t4-405b-8k-gpu-seq8k", "is skipped, so it has no experiment")):
         try:

@@ -19,9 +19,8 @@ namespace {
 // `validate --experiment ID`: the experiment document of one record, so a user can run it, change it and see
 // what validate simulated. The record's node overrides (jobs smaller than a node, an NVL72 domain the job
 // only partly spans) are printed as the --set options `clustersim run` needs to reproduce the prediction.
-int print_record_experiment(const config::ReferenceSet& set, const std::string& id,
-                            const std::filesystem::path& file) {
-  const config::ReferenceCase& c = find_case(set, id, file);
+int print_record_experiment(const config::ReferenceSet& set, const std::string& id) {
+  const config::ReferenceCase& c = find_case(set, id, "<command line>", "--experiment");
   write_stdout(c.experiment.dump(2) + "\n");
   for (const std::string& a : c.assumptions) std::fprintf(stderr, "assumption: %s\n", a.c_str());
   std::string sets;
@@ -86,7 +85,9 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
     const config::CatalogPaths paths{catalog_roots(global.config_dirs)};
     if (opt->experiment_option->count() > 0 && opt->experiment.empty())
       throw ConfigError("<command line>", "--experiment", "needs a record id (validate --format json lists them)");
-    if (opt->experiment_option->count() > 0) return print_record_experiment(read_corpus(file, paths, default_corpus), opt->experiment, file);
+    if (opt->experiment_option->count() > 0) {
+      return print_record_experiment(read_corpus(file, paths, default_corpus), opt->experiment);
+    }
     ValidationResult r = run_validation(read_corpus(file, paths, default_corpus), paths, opt->split);
     const auto energy = file.parent_path() / "energy_runs.json";
     if (default_corpus && std::filesystem::exists(energy)) add_energy_arithmetic(r, energy, paths);

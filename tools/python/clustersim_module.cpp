@@ -257,11 +257,17 @@ py::object record_experiment(const std::string& id, const py::object& path, cons
   {
     py::gil_scoped_release release;
     const config::ReferenceSet set = read_corpus(file, paths, path.is_none());
-    const config::ReferenceCase& c = find_case(set, id, file);
+    const config::ReferenceCase& c = find_case(set, id, "<argument>", "id");
     j["experiment"] = c.experiment;
     j["assumptions"] = c.assumptions;
     j["overrides"] = nlohmann::json::object();
     for (const config::Override& o : case_overrides(c)) j["overrides"][o.pointer] = o.value;
+    // The quantity validate compares: MFU/HFU rows with a stated peak divide the report's model (hardware)
+    // TFLOP/s per device by that peak, not by the device's own.
+    j["metric"] = c.metrics.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.metrics.front().name);
+    j["peak_tflops"] = c.metrics.empty() || !c.metrics.front().peak_tflops
+                           ? nlohmann::json(nullptr)
+                           : nlohmann::json(*c.metrics.front().peak_tflops);
   }
   return to_python(j);
 }
@@ -338,8 +344,9 @@ PYBIND11_MODULE(clustersim, m) {
   m.def("record_experiment", &record_experiment, py::arg("id"), py::arg("path") = py::none(),
         py::arg("configs") = py::none(),
         "The experiment `clustersim validate` builds for record `id` (as `validate --experiment ID`): a dict\n"
-        "with experiment, assumptions and overrides; run(d[\"experiment\"], d[\"overrides\"]) gives the\n"
-        "record's prediction. An unknown or skipped id raises ConfigError.");
+        "with experiment, assumptions, overrides, metric and peak_tflops; run(d[\"experiment\"], d[\"overrides\"])\n"
+        "gives the record's prediction (for an mfu/hfu metric with a peak_tflops: tflops_per_device or\n"
+        "hw_tflops_per_device over that peak). An unknown or skipped id raises ConfigError.");
   m.def("validate", &validate, py::arg("path") = py::none(), py::arg("configs") = py::none(),
         "Compares predictions with measured runs (the dict of `clustersim validate --format json`); path\n"
         "defaults to the bundled published-runs corpus.");

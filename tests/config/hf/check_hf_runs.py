@@ -120,9 +120,7 @@ def main():
         elif pair:
             print(f"bloom-176b: step {pair[0]['step_time_s']:.6g} s -- equal from configs/models/hf/bloom-176b.json")
         path = tmp / "bloom-no-seq.json"
-        no_seq = experiment({"hf_config": str(bloom)})
-        del no_seq["training"]["seq_len"]  # with it, the model takes training.seq_len
-        path.write_text(json.dumps(no_seq))
+        path.write_text(json.dumps(experiment({"hf_config": str(bloom)})))
         code, out, err = run(cli, path)
         if code != 2 or "bloom-176b.json" not in err or "no sequence length" not in err:
             failures.append(f"bloom without seq_len: exit {code}, expected 2 and a message located in "
