@@ -78,7 +78,7 @@ TEST_CASE("double binary tree all-reduce loads each port with 2S, one tree per h
   CHECK(e.time.value() == Approx(2.0 * 1e9 / kB));
 }
 
-TEST_CASE("broadcast chain costs (n-1)a + S/B; all-to-all direct sends S/n to each peer", "[collectives]") {
+TEST_CASE("broadcast chain costs (n-1)a + S/B, all-to-all direct sends S/n to each peer", "[collectives]") {
   const int n = 8;
   const CollectiveModel m(nvswitch_node(n, kB, kAlpha), {});
   const auto b = m.estimate(request(CollectiveOp::broadcast, 1e9, n, CollectiveAlgorithm::ring));

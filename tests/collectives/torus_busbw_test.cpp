@@ -133,7 +133,7 @@ TEST_CASE("lead_dims_first assigns the tensor axis whole torus dimensions as JAX
   CHECK(lead_dims_first({16, 16}, 1) == std::vector<int>{16, 16});
 }
 
-TEST_CASE("a TPU v5e slice is a 16 x 16 2D torus of 50 GB/s links; larger jobs stack 16-row slices",
+TEST_CASE("a TPU v5e slice is a 16 x 16 2D torus of 50 GB/s links, larger jobs stack 16-row slices",
           "[collectives]") {
   const ClusterTopologySpec pod = cluster_fabric(v5e_cluster(32)).topology;
   CHECK(pod.network == NetworkKind::torus);

@@ -132,7 +132,7 @@ TEST_CASE("an additional top-level section is registered, not hard-coded", "[con
   }
 }
 
-TEST_CASE("model.position takes alibi (no position table; docs/model.md)", "[config]") {
+TEST_CASE("model.position takes alibi (no position table, docs/model.md)", "[config]") {
   auto doc = small_experiment();
   doc["model"]["position"] = "alibi";
   const Scenario s = scenario_from_json(doc, bundled_catalog());

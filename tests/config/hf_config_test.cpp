@@ -135,7 +135,7 @@ TEST_CASE("the catalog's llama2-7b, written as an hf_config entry, keeps its sha
   CHECK_FALSE(has_note(m, "max_position_embeddings"));  // seq_len is given beside hf_config
 }
 
-TEST_CASE("MoE configs and head_dim convert; experts in a dense family are refused with the HF key", "[config][hf]") {
+TEST_CASE("MoE configs and head_dim convert, experts in a dense family are refused with the HF key", "[config][hf]") {
   TempDir dir;
   SECTION("Mixtral 8x7B becomes a MoE model with its experts") {
     const Scenario s = with_model({{"hf_config", hf_data("mixtral-8x7b-v0.1.json").string()}, {"seq_len", 4096}});

@@ -127,7 +127,7 @@ TEST_CASE("the object reader checks the declared range and refuses undeclared ke
   CHECK_THROWS(r.integer("absent", 7));
 }
 
-TEST_CASE("keys read through temporaries, repeatedly and in any order are known; the last-field memo "
+TEST_CASE("keys read through temporaries, repeatedly and in any order are known, the last-field memo "
           "never answers for another key", "[config]") {
   const auto j = nlohmann::json::parse(R"({"n": 2, "x": 0.25, "s": "v", "colur": 1})");
   Provenance origin("f.json");
@@ -221,7 +221,7 @@ TEST_CASE("a number outside a half-open range names its one bound, never \"inf\"
   CHECK(diags.items()[3].message == "2 is out of range (must be in [0, 1])");
 }
 
-TEST_CASE("a control byte quoted in a message is written as \\xNN, so the message is printed whole", "[config]") {
+TEST_CASE("a control byte quoted in a message is written as a hex escape, so the message is printed whole", "[config]") {
   // A NUL inside a pipeline layout string cut the CLI's `error: %s` line at the quoted layout, before the
   // reason (found while extending config_fuzz to layouts).
   const Diagnostic d{"f.json", "/parallelism/pipeline_layout",

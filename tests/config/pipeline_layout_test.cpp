@@ -113,7 +113,7 @@ TEST_CASE("a layout is checked against pp·vp, the model's layers and its MTP de
   CHECK(pipeline_layout_problems(parsed("Et|tm|mL"), 3, 1, 2, 2).front().find("one stage") != std::string::npos);
 }
 
-TEST_CASE("an experiment's parallelism.pipeline_layout sets pipeline_layers; bad ones are errors at the key") {
+TEST_CASE("an experiment's parallelism.pipeline_layout sets pipeline_layers, bad ones are errors at the key") {
   auto doc = small_experiment();  // 8 layers, pp 2
   TempDir dir;
   ExperimentLoader loader(bundled_catalog());

@@ -6,7 +6,7 @@
 
 using namespace clustersim;
 
-TEST_CASE("the same seed and stream give the same draws; another stream differs") {
+TEST_CASE("the same seed and stream give the same draws, another stream differs") {
   RngStream a(42, 1), b(42, 1), c(42, 2);
   for (int i = 0; i < 100; ++i) {
     const auto x = a.next_u64();

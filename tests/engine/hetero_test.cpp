@@ -88,7 +88,7 @@ TEST_CASE("hetero: a one-pool heterogeneous cluster equals the homogeneous run e
   }
 }
 
-TEST_CASE("hetero pipeline: the proportional split equalises stage compute; the equal split is bound by the "
+TEST_CASE("hetero pipeline: the proportional split equalises stage compute, the equal split is bound by the "
           "slower pool") {
   const Scenario prop = load({});
   const Scenario equal = load({{"/parallelism/hetero_split", "\"equal\""}});

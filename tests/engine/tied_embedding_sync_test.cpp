@@ -91,7 +91,7 @@ TEST_CASE("v-half holds the embedding and the LM head on stage 0: no tied-embedd
   CHECK(g.dp_comm_total.value() == 0.0);
 }
 
-TEST_CASE("dualpipe: each end rank holds the embedding and the head; only the mirrored copies are summed") {
+TEST_CASE("dualpipe: each end rank holds the embedding and the head, only the mirrored copies are summed") {
   const Scenario s = tied_pipeline(ScheduleKind::dualpipe);
   const StepGraph g = build_step_graph(s);
   const OpCostModel model(s);

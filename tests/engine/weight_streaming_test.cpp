@@ -67,7 +67,7 @@ TEST_CASE("wafer step: stream-bound prediction equals the weight-streaming close
   CHECK(r.comm_exposed.dp.value() == Approx(r.streaming->exposed.value()).epsilon(1e-9));
 }
 
-TEST_CASE("wafer step: compute-bound when streaming is fast; max(compute, stream) <= step <= sum") {
+TEST_CASE("wafer step: compute-bound when streaming is fast, max(compute, stream) <= step <= sum") {
   const Scenario fast = wafer({{"/cluster/node/weight_streaming/bandwidth", "100 PB/s"}});
   const StepResult f = run_analytic(fast);
   REQUIRE(f.streaming);
@@ -86,7 +86,7 @@ TEST_CASE("wafer step: compute-bound when streaming is fast; max(compute, stream
   }
 }
 
-TEST_CASE("wafer memory: SRAM holds activations and the pieces in flight; states are checked against MemoryX") {
+TEST_CASE("wafer memory: SRAM holds activations and the pieces in flight, states are checked against MemoryX") {
   const Scenario s = wafer();
   const StepResult r = run_analytic(s);
   REQUIRE(r.streaming);

@@ -107,7 +107,7 @@ TEST_CASE("zb-1p and zb-2p: full recompute charges a deferred W the recomputed i
         Approx(peak_activation_memory(g.schedule, 0, Bytes(1.0), Bytes(share)).value()));
 }
 
-TEST_CASE("zb-1p and zb-2p runs list their search inputs and W share as assumptions; other schedules none") {
+TEST_CASE("zb-1p and zb-2p runs list their search inputs and W share as assumptions, other schedules none") {
   const StepResult zb = run_analytic(zb_scenario(ScheduleKind::zero_bubble_1p));
   REQUIRE(zb.schedule_assumptions.size() == 3);
   CHECK(zb.schedule_assumptions[0].rfind("zb-1p search op times F ", 0) == 0);

@@ -144,7 +144,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a named spine link at a quarter of its bandwidth slows an exposed gradient sync; an unknown name is "
+    "a named spine link at a quarter of its bandwidth slows an exposed gradient sync, an unknown name is "
     "refused",
     "[flow][topology][straggler]") {
   Scenario s = small_fat_tree(flowtest::narayanan_like(8), 1.0);

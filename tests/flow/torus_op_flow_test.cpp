@@ -109,7 +109,7 @@ TEST_CASE("on a two-slice TPU cluster, TP alone and FSDP alone are flows on each
 }
 
 TEST_CASE("a multi-slice gradient sync as flows: in-slice reduce-scatter, DCN all-reduce, in-slice "
-          "all-gather give the analytic cost; a slow DCN link or a slow link of the second slice slows it",
+          "all-gather give the analytic cost, a slow DCN link or a slow link of the second slice slows it",
           "[flow][torus][multislice]") {
   nlohmann::json cluster = derived_torus_64;
   cluster["network"]["slices"] = 2;
@@ -135,7 +135,7 @@ TEST_CASE("a multi-slice gradient sync as flows: in-slice reduce-scatter, DCN al
   }
 }
 
-TEST_CASE("TP flows on a torus contend with the overlapped gradient sync on shared links; the analytic "
+TEST_CASE("TP flows on a torus contend with the overlapped gradient sync on shared links, the analytic "
           "engine, which assumes no contention between them, is faster",
           "[flow][torus]") {
   // An explicit 4x4x4 torus with tp 2: the TP pairs and the data-parallel rings (stride 2) both use the

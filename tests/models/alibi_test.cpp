@@ -105,7 +105,7 @@ TEST_CASE("ALiBi has no position table: the embedding holds the vocabulary only"
   CHECK(bytes_of(embedding_forward_kernels(alibi, s)) < bytes_of(embedding_forward_kernels(learned, s)));
 }
 
-TEST_CASE("a learned position table is whole on every TP rank; ALiBi and rotary hold none", "[models][memory]") {
+TEST_CASE("a learned position table is whole on every TP rank, ALiBi and rotary hold none", "[models][memory]") {
   TransformerSpec learned = gpt(4, 4096, 32, 2048);
   const ParameterCount pc = parameter_count(learned);
   CHECK(pc.position_table == Approx(2048.0 * 4096));

@@ -84,7 +84,7 @@ std::pair<double, double> attention_pair(AttentionKernel kernel, double flash2_r
 
 }  // namespace
 
-TEST_CASE("FlashAttention-derived kernels run at the device's attention_flash2_rate; native and cudnn at its rate",
+TEST_CASE("FlashAttention-derived kernels run at the device's attention_flash2_rate, native and cudnn at its rate",
           "[models]") {
   // The default kernel is the device's native one (the kernel its `attention` efficiency describes).
   CHECK(Scenario{}.training.attention_kernel == AttentionKernel::native);

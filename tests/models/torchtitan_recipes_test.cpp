@@ -311,7 +311,7 @@ TEST_CASE("op-level SAC with separate BF16 projections recomputes wk, wo and w3 
   CHECK(gemm_flops(again, true) == Approx(2.0 * tokens * (h * kv + h * h + h * f)));
 }
 
-TEST_CASE("Megatron-Core core_attn selective recompute re-runs the flash forward; attention does not",
+TEST_CASE("Megatron-Core core_attn selective recompute re-runs the flash forward, attention does not",
           "[models][sac]") {
   // Megatron-Core's --recompute-modules core_attn checkpoints the fused attention module itself, so the
   // backward re-runs the flash kernel's forward (megatron/core/transformer/attention.py,

@@ -92,7 +92,7 @@ TEST_CASE("resuming a killed sweep yields the file of an uninterrupted run", "[p
   }
 }
 
-TEST_CASE("resuming a complete sweep computes nothing; a file of another sweep is refused", "[plan][sweep]") {
+TEST_CASE("resuming a complete sweep computes nothing, a file of another sweep is refused", "[plan][sweep]") {
   TempDir dir;
   const SweepSpace space = small_space();
   SweepJob job = job_for(space, dir / "a.csv");

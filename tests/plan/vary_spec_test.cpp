@@ -57,7 +57,7 @@ TEST_CASE("invalid --vary specs give one message naming the problem", "[plan][va
   SECTION("unterminated quote") { CHECK_THAT(error_of("/a=\"x,y"), Catch::Contains("unterminated quote")); }
 }
 
-TEST_CASE("the cartesian product varies the last axis fastest; zip pairs values", "[plan][vary]") {
+TEST_CASE("the cartesian product varies the last axis fastest, zip pairs values", "[plan][vary]") {
   const SweepSpace space({parse_vary("/a=1,2"), parse_vary("/b=x,y,z")}, false);
   REQUIRE(space.size() == 6);
   std::vector<config::Override> o;

@@ -110,7 +110,7 @@ TEST_CASE("records are read strictly: wrong types and unknown keys are errors wi
   }
 }
 
-TEST_CASE("the framework name and date choose the profile; its defaults are listed as assumptions") {
+TEST_CASE("the framework name and date choose the profile, its defaults are listed as assumptions") {
   const auto& mcore = only_case(read(base_record()));
   CHECK(mcore.profile == "megatron-core-2024");
   CHECK(mcore.experiment["parallelism"]["sequence_parallel"] == true);
@@ -155,7 +155,7 @@ TEST_CASE("stated fields win over profile defaults: flash attention off, recompu
   CHECK(c.experiment["parallelism"]["dp"] == 16);
 }
 
-TEST_CASE("a stated 16-bit format reads as bf16 where FP16 and BF16 share one peak, said; else it is skipped") {
+TEST_CASE("a stated 16-bit format reads as bf16 where FP16 and BF16 share one peak, said, else it is skipped") {
   json r = base_record();
   r["framework"] = {{"name", "megatron-lm"}, {"version", nullptr}, {"date", "2023-01"}};
   r["precision"]["compute"] = "bf16";
@@ -285,7 +285,7 @@ TEST_CASE("architecture comes from the record or the named catalog model, never 
   CHECK(s.skipped.front().reason.find("model.layers not stated") != std::string::npos);
 }
 
-TEST_CASE("accelerators map to nodes by exact name; B200, B300 and H800 predict, an unlisted name is skipped") {
+TEST_CASE("accelerators map to nodes by exact name, B200, B300 and H800 predict, an unlisted name is skipped") {
   json r = base_record();
   r["hardware"]["accelerator"] = "NVIDIA B200";
   CHECK(only_case(read(r)).experiment["cluster"]["node"] == "dgx-b200");
@@ -659,7 +659,7 @@ TEST_CASE("a stated tp and dp with pp unstated derive pp from the devices left, 
 // global_batch_tokens that is no multiple of seq_len says so instead of "not stated"; a profile's
 // micro_batch x dp rule is refused with pp > 1 when the profile does not say how many micro-batches a
 // replica runs (review of 2026-11-26).
-TEST_CASE("local_batch gives global_batch = local_batch x dp, printed; batch readings that would drop work are skips") {
+TEST_CASE("local_batch gives global_batch = local_batch x dp, printed, batch readings that would drop work are skips") {
   json r = base_record();
   r["parallelism"] = json::parse(R"({"tp": 2, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 64})");
   const double stated = predict(r);
@@ -765,7 +765,7 @@ TEST_CASE("throughput is compared like with like") {
   CHECK(whole.rows[0].rel_error == Approx(per_gpu.rows[0].rel_error));
 }
 
-TEST_CASE("an experiment can name a profile; the keys it states win") {
+TEST_CASE("an experiment can name a profile, the keys it states win") {
   json e = json::parse(R"({"schema_version": 1, "name": "p", "cluster": {"node": "dgx-h100", "nodes": 2},
     "model": "llama3-8b", "parallelism": {"tp": 2}, "training": {"global_batch": 64},
     "profile": "megatron-core-2024"})");
@@ -899,7 +899,7 @@ TEST_CASE("TPU v5e and v3 records run on their host entries") {
   }
 }
 
-TEST_CASE("a MoE record's stated expert-parallel overlap reaches the experiment; unstated it is none, said") {
+TEST_CASE("a MoE record's stated expert-parallel overlap reaches the experiment, unstated it is none, said") {
   json r = base_record();
   r["model"] = json::parse(R"({"name": "Mixtral 8x7B", "catalog_hint": "mixtral-8x7b", "seq_len": 4096,
     "moe": {"num_experts": 8, "top_k": 2}})");
@@ -987,7 +987,7 @@ TEST_CASE("MaxText records take the decoder of their date and its batch rule fro
   CHECK_FALSE(mentions(stated.assumptions, "model.parallel_block"));
 }
 
-TEST_CASE("a named machine listed under clusters runs on its own node entry; an unlisted one on the generic") {
+TEST_CASE("a named machine listed under clusters runs on its own node entry, an unlisted one on the generic") {
   json r = base_record();
   r["framework"] = {{"name", "megatron-deepspeed"}, {"version", nullptr}, {"date", "2021-09"}};
   r["hardware"] = {{"accelerator", "NVIDIA V100 SXM2 32GB"}, {"count", 128}, {"gpus_per_node", 4},
@@ -1016,7 +1016,7 @@ TEST_CASE("a named machine listed under clusters runs on its own node entry; an 
   CHECK(jz != Approx(predict(r)));
 }
 
-TEST_CASE("an MXFP8 record runs the mxfp8 recipe; its scale swizzles follow the profile of its date, said") {
+TEST_CASE("an MXFP8 record runs the mxfp8 recipe, its scale swizzles follow the profile of its date, said") {
   json r = base_record();
   r["framework"] = {{"name", "nemo"}, {"version", "25.09"}, {"date", "2025-10"}};
   r["hardware"] = {{"accelerator", "NVIDIA B200"}, {"count", 64}, {"gpus_per_node", 8}};
@@ -1040,7 +1040,7 @@ TEST_CASE("an MXFP8 record runs the mxfp8 recipe; its scale swizzles follow the 
   CHECK(mentions(plain.assumptions, "mxfp8_separate_swizzle = false (not stated; experiment default)"));
 }
 
-TEST_CASE("a record stating Megatron-Core's core_attn recompute re-runs the flash forward; attention does not") {
+TEST_CASE("a record stating Megatron-Core's core_attn recompute re-runs the flash forward, attention does not") {
   json r = base_record();
   r["parallelism"]["recompute"] = "selective";
   r["parallelism"]["selective_recompute"] = "attention";
@@ -1133,7 +1133,7 @@ TEST_CASE("a record's model.moe.mtp_depth reaches the experiment without a pipel
   CHECK(predict(r) < without);  // one more transformer block and output head per step: fewer tokens/s
 }
 
-TEST_CASE("an FP4 record runs NVFP4 (said uncalibrated); another FP4 recipe, or FP4 on H100, is skipped") {
+TEST_CASE("an FP4 record runs NVFP4 (said uncalibrated), another FP4 recipe, or FP4 on H100, is skipped") {
   json r = base_record();
   r["framework"] = {{"name", "nemo"}, {"version", "26.02"}, {"date", "2026-02"}};
   r["hardware"] = {{"accelerator", "NVIDIA B200"}, {"count", 64}, {"gpus_per_node", 8}};
@@ -1163,7 +1163,7 @@ TEST_CASE("an FP4 record runs NVFP4 (said uncalibrated); another FP4 recipe, or 
   CHECK(h100.skipped.front().reason.find("has no fp4 peak") != std::string::npos);
 }
 
-TEST_CASE("validate's text report writes control bytes of a record's text as \\xNN") {
+TEST_CASE("validate's text report writes control bytes of a record's text as hex escapes") {
   json r = base_record();
   r["model"]["catalog"] = std::string("x\0y\x1b[31m", 8);  // a NUL and a terminal escape in a name
   const ValidationResult v = run_validation(read(r), kPaths);
@@ -1174,7 +1174,7 @@ TEST_CASE("validate's text report writes control bytes of a record's text as \\x
   CHECK(text.find('\x1b') == std::string::npos);
 }
 
-TEST_CASE("NeMo AutoModel records take the AutoModel profile of their date; its defaults are said") {
+TEST_CASE("NeMo AutoModel records take the AutoModel profile of their date, its defaults are said") {
   json r = base_record();
   r["framework"] = {{"name", "nemo-automodel"}, {"version", nullptr}, {"date", "2025-10"}};
   r["parallelism"] = {{"tp", nullptr}, {"pp", nullptr}, {"fsdp", true}, {"micro_batch", 1}, {"global_batch", 128}};

@@ -39,7 +39,7 @@ TEST_CASE("every difference names its JSON pointer") {
   CHECK_THAT(diff[4].message, Catch::Contains("missing"));
 }
 
-TEST_CASE("new keys are allowed unless strict; arrays must keep their length") {
+TEST_CASE("new keys are allowed unless strict, arrays must keep their length") {
   const json golden = json::parse(R"({"stages": [1, 2]})");
   const json added = json::parse(R"({"stages": [1, 2], "new_key_s": 3})");
   CHECK(compare_reports(golden, added).empty());

@@ -88,7 +88,7 @@ TEST_CASE("the Llama 3 405B run experiment reports every run key with credible f
   CHECK(text.find("<- used") != std::string::npos);
 }
 
-TEST_CASE("the same seed gives a byte-identical run report; another seed a consistent one") {
+TEST_CASE("the same seed gives a byte-identical run report, another seed a consistent one") {
   const Scenario a = llama3_run("11");
   const std::string first = prediction_json(a, predict(a)).dump();
   const std::string again = prediction_json(a, predict(a)).dump();

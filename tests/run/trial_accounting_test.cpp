@@ -66,7 +66,7 @@ TEST_CASE("an async checkpoint loses less to stalls than a sync one at the same 
   CHECK(async.goodput.mean > sync.goodput.mean);
 }
 
-TEST_CASE("without spares the job waits for repairs; elastic runs degraded instead") {
+TEST_CASE("without spares the job waits for repairs, elastic runs degraded instead") {
   RunSpec s = exponential_spec(20000, 200000);
   s.failures[index_of(ComponentClass::accelerator)].repair = Seconds(3600);
   s.recovery.restart_base = Seconds(60);

@@ -54,7 +54,7 @@ TEST_CASE("dualpipe is a schedule name and its spec holds two chunks per stage")
   CHECK(ops_per_stage(spec) == 24);
 }
 
-TEST_CASE("chunk 0 of stage s is model stage s and chunk 1 is model stage p-1-s; the model has p stages") {
+TEST_CASE("chunk 0 of stage s is model stage s and chunk 1 is model stage p-1-s, the model has p stages") {
   const ScheduleSpec spec = dualpipe(8, 16);
   CHECK(virtual_stage_count(spec) == 8);
   for (int s = 0; s < 8; ++s) {

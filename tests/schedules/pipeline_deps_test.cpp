@@ -8,7 +8,7 @@
 
 using namespace clustersim;
 
-TEST_CASE("a forward needs the forward of the previous virtual stage; virtual stage 0 needs nothing") {
+TEST_CASE("a forward needs the forward of the previous virtual stage, virtual stage 0 needs nothing") {
   const ScheduleSpec spec{ScheduleKind::interleaved_1f1b, 4, 8, 2};
   CHECK_FALSE(data_dependency(spec, 0, {OpKind::forward, 3, 0}).has_value());
   // chunk 0 on stage 2 is virtual stage 2, fed by stage 1
@@ -21,7 +21,7 @@ TEST_CASE("a forward needs the forward of the previous virtual stage; virtual st
 }
 
 TEST_CASE(
-    "a backward needs the backward of the next virtual stage; the last virtual stage needs its own forward") {
+    "a backward needs the backward of the next virtual stage, the last virtual stage needs its own forward") {
   const ScheduleSpec spec{ScheduleKind::interleaved_1f1b, 4, 8, 2};
   const auto last = data_dependency(spec, 3, {OpKind::backward, 2, 1});
   REQUIRE(last.has_value());
@@ -62,7 +62,7 @@ TEST_CASE("data_dependency rejects ops the schedule cannot contain") {
                   std::invalid_argument);
 }
 
-TEST_CASE("1f1b stage s holds min(p - s, m) microbatches' activations at peak; stage 0 holds min(p, m)") {
+TEST_CASE("1f1b stage s holds min(p - s, m) microbatches' activations at peak, stage 0 holds min(p, m)") {
   for (int p : {1, 2, 4, 8}) {
     for (int m : {1, 3, 4, 8, 16}) {
       for (int s = 0; s < p; ++s) {

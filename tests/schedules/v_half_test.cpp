@@ -38,7 +38,7 @@ std::vector<ScheduleSpec> grid() {
 
 }  // namespace
 
-TEST_CASE("v-half is a schedule name; its spec holds two chunks per stage and splits the backward") {
+TEST_CASE("v-half is a schedule name, its spec holds two chunks per stage and splits the backward") {
   CHECK(schedule_from_string("v-half") == ScheduleKind::v_half);
   CHECK(to_string(ScheduleKind::v_half) == "v-half");
   const ScheduleSpec spec = v_half(4, 8);
