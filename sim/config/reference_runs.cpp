@@ -617,7 +617,17 @@ class Builder {
     } else if (rec_.zero_stage) {
       zero = static_cast<int>(*rec_.zero_stage);
     } else if (rec_.fsdp) {
-      zero = 0;
+      // `fsdp: false` rules out full sharding only: Megatron-Bridge's tables print "FSDP 0" for runs on
+      // the distributed optimizer (ZeRO-1), so a profile's ZeRO-1/2 default still applies; a profile whose
+      // default is full sharding (torchtitan, FSDP) falls back to plain data parallelism.
+      if (profile_ && profile_->zero_stage && *profile_->zero_stage < 3) {
+        zero = *profile_->zero_stage;
+        assume(fmt::format("zero_stage = {} (not stated; fsdp false rules out full sharding only; {} default)",
+                           zero, profile_->name));
+      } else {
+        zero = 0;
+        assume("zero_stage = 0 (not stated; fsdp false: no sharding)");
+      }
     } else if (profile_ && profile_->zero_stage) {
       zero = *profile_->zero_stage;
       assume(fmt::format("zero_stage = {} (not stated; {} default)", zero, profile_->name));

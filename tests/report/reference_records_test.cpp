@@ -1298,3 +1298,24 @@ TEST_CASE("Megatron-DeepSpeed records whose layers do not divide take DeepSpeed'
     CHECK(v.skipped.front().reason.find("cannot spread 95 layers over pp·vp = 24") != std::string::npos);
   }
 }
+
+TEST_CASE("fsdp false rules out full sharding only: the profile's distributed-optimizer default applies, said") {
+  json r = base_record();
+  r["framework"] = {{"name", "nemo"}, {"version", nullptr}, {"date", "2025-11"}};
+  r["parallelism"] = {{"tp", 1}, {"pp", 1}, {"fsdp", false}, {"micro_batch", 1}, {"global_batch", 128}};
+  // Megatron-Bridge's tables print "FSDP 0" for runs on the distributed optimizer (its pretrain recipes set
+  // use_distributed_optimizer=True): ZeRO-1 from nemo-2025, printed as an assumption.
+  const auto nemo = only_case(read(r));
+  CHECK(nemo.experiment["parallelism"]["zero_stage"] == 1);
+  CHECK(mentions(nemo.assumptions, "zero_stage = 1 (not stated; fsdp false rules out full sharding only; nemo-2025"));
+  // A profile whose default is full sharding falls back to plain data parallelism, also said.
+  r["framework"] = {{"name", "torchtitan"}, {"version", nullptr}, {"date", "2025-06"}};
+  const auto titan = only_case(read(r));
+  CHECK(titan.experiment["parallelism"]["zero_stage"] == 0);
+  CHECK(mentions(titan.assumptions, "zero_stage = 0 (not stated; fsdp false: no sharding)"));
+  // A stated stage wins without an assumption.
+  r["parallelism"]["zero_stage"] = 2;
+  const auto stated = only_case(read(r));
+  CHECK(stated.experiment["parallelism"]["zero_stage"] == 2);
+  CHECK_FALSE(mentions(stated.assumptions, "zero_stage ="));
+}
