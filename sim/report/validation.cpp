@@ -108,7 +108,8 @@ ValidationResult run_validation(const config::ReferenceSet& set, const config::C
     }
     const config::MeasuredMetric& m = c.metrics.front();
     const double predicted = predicted_value(*r, c, m);
-    out.rows.push_back({c.id, c.group, c.split, m.name, m.value, predicted, (predicted - m.value) / m.value});
+    out.rows.push_back({c.id, c.group, c.split, m.name, m.value, predicted, (predicted - m.value) / m.value,
+                        r->fits, r->memory.total().value(), r->memory_capacity.value()});
     out.configs.push_back(std::move(config));
     out.assumptions.emplace_back(c.id, c.assumptions);
     out.profiles.emplace_back(c.id, c.profile);
@@ -188,6 +189,12 @@ nlohmann::json validation_json(const ValidationResult& r) {
     return a;
   };
   j["rows"] = rows_json(r.rows);
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const ValidationRow& row = r.rows[i];
+    j["rows"][i]["fits_memory"] = row.fits_memory;
+    j["rows"][i]["memory_bytes"] = row.memory_bytes;
+    j["rows"][i]["capacity_bytes"] = row.capacity_bytes;
+  }
   j["summary"] = nlohmann::json::array();
   for (const char* split : kSplitOrder) {
     const ValidationSummary all = r.overall(split);
@@ -242,8 +249,14 @@ std::string validation_text(const ValidationResult& r) {
       out += fmt::format("  {:<44} {:>3} rows  mean {:>6.1f}%  max {:>6.1f}%\n", printable(s.group), s.rows,
                          100.0 * s.mean_abs_error, 100.0 * s.max_abs_error);
     }
-    out += fmt::format("  {:<44} {:>3} rows  mean {:>6.1f}%  max {:>6.1f}%\n\n", "ALL " + std::string(split),
+    out += fmt::format("  {:<44} {:>3} rows  mean {:>6.1f}%  max {:>6.1f}%\n", "ALL " + std::string(split),
                        all.rows, 100.0 * all.mean_abs_error, 100.0 * all.max_abs_error);
+    int over = 0;
+    for (const ValidationRow& row : r.rows) over += row.split == split && !row.fits_memory;
+    out += fmt::format(
+        "  memory: the model says {} of these {} published configurations do not fit in device memory\n"
+        "  (they ran, so the memory model or the record's reading is off there; fits_memory in --format json)\n\n",
+        over, all.rows);
   }
   out += fmt::format("skipped ({})\n", r.skipped.size());
   for (const auto& s : r.skipped) {

@@ -29,6 +29,11 @@ struct ValidationRow {
   double measured = 0;
   double predicted = 0;
   double rel_error = 0;
+  // Memory: the predicted per-device peak of the fullest stage against the device's capacity. A published
+  // run ran, so `fits_memory == false` says the memory model (or the record's reading) is off for it.
+  bool fits_memory = true;
+  double memory_bytes = 0;
+  double capacity_bytes = 0;
 };
 
 /// The configuration a predicted record ran (for the planner's trusted region, sim/plan/trust_region.hpp).

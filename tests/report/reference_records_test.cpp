@@ -1319,3 +1319,29 @@ TEST_CASE("fsdp false rules out full sharding only: the profile's distributed-op
   CHECK(stated.experiment["parallelism"]["zero_stage"] == 2);
   CHECK_FALSE(mentions(stated.assumptions, "zero_stage ="));
 }
+
+TEST_CASE("validate says which published configurations the memory model does not fit") {
+  json r = base_record();
+  const ValidationResult fits = run_validation(read(r), kPaths);
+  REQUIRE(fits.rows.size() == 1);
+  CHECK(fits.rows.front().fits_memory);
+  CHECK(fits.rows.front().memory_bytes > 0);
+  CHECK(fits.rows.front().memory_bytes < fits.rows.front().capacity_bytes);
+  CHECK(validation_text(fits).find("the model says 0 of these 1 published configurations do not fit") !=
+        std::string::npos);
+  // Eight times the sequence on one micro-batch without recomputation: the activations alone pass 80 GB.
+  r["model"]["seq_len"] = 65536;
+  r["parallelism"]["cp"] = 1;
+  r["parallelism"]["recompute"] = "none";
+  const ValidationResult over = run_validation(read(r), kPaths);
+  REQUIRE(over.rows.size() == 1);
+  const ValidationRow& row = over.rows.front();
+  CHECK_FALSE(row.fits_memory);
+  CHECK(row.memory_bytes > row.capacity_bytes);
+  CHECK(row.capacity_bytes == Approx(80.0 * 1024 * 1024 * 1024));  // the catalog's 80 GB read as GiB
+  CHECK(validation_text(over).find("the model says 1 of these 1 published configurations do not fit") !=
+        std::string::npos);
+  const nlohmann::json j = validation_json(over);
+  CHECK(j["rows"][0]["fits_memory"] == false);
+  CHECK(j["rows"][0]["memory_bytes"].get<double>() == row.memory_bytes);
+}
