@@ -1048,15 +1048,24 @@ class Builder {
       } else {
         assume("fp8_attention = off (not stated: attention kernels in BF16, the experiment default)");
       }
-      if (rec_.fp8_recipe && (*rec_.fp8_recipe == "tensorwise" || *rec_.fp8_recipe == "rowwise" ||
-                              *rec_.fp8_recipe == "mxfp8")) {
-        train_["fp8_scaling"] = *rec_.fp8_recipe;
+      const std::string stated_recipe = rec_.fp8_recipe.value_or("");
+      if (stated_recipe == "tensorwise" || stated_recipe == "rowwise" || stated_recipe == "mxfp8" ||
+          stated_recipe == "delayed" || stated_recipe == "blockwise") {
+        train_["fp8_scaling"] = stated_recipe;
+      } else if (stated_recipe == "current") {
+        // Per-tensor current scaling (Transformer Engine Float8CurrentScaling): NeMo and Megatron-Bridge
+        // name it "tensorwise" (bf16_with_fp8_current_scaling_mixed sets fp8_recipe = "tensorwise").
+        train_["fp8_scaling"] = "tensorwise";
+        assume("fp8_scaling = tensorwise (recipe stated as per-tensor current scaling, which NeMo and "
+               "Megatron-Bridge run as fp8_recipe \"tensorwise\")");
       } else if (profile_ && profile_->fp8_scaling) {
         train_["fp8_scaling"] = *profile_->fp8_scaling;
-        assume(fmt::format("fp8_scaling = {} (recipe not stated as tensorwise/rowwise/mxfp8; {} default)",
+        assume(fmt::format("fp8_scaling = {} (recipe not stated as tensorwise/rowwise/mxfp8/blockwise/delayed/"
+                           "current; {} default)",
                            *profile_->fp8_scaling, profile_->name));
       } else {
-        assume("fp8_scaling = delayed (recipe not stated as tensorwise/rowwise/mxfp8; experiment default: "
+        assume("fp8_scaling = delayed (recipe not stated as tensorwise/rowwise/mxfp8/blockwise/delayed/current; "
+               "experiment default: "
                "Transformer Engine delayed scaling)");
       }
       // MXFP8 scale swizzles: separate kernels or fused into the quantisers, by the Transformer Engine

@@ -137,8 +137,18 @@ TEST_CASE("stated fields win over profile defaults: flash attention off, recompu
   CHECK(c.experiment["parallelism"]["cp"] == 2);
   // No recipe stated and none in the profile: the experiment's delayed scaling runs, said as an assumption.
   CHECK(!c.experiment["training"].contains("fp8_scaling"));
-  CHECK(mentions(c.assumptions, "fp8_scaling = delayed (recipe not stated as tensorwise/rowwise/mxfp8; "
-                                "experiment default"));
+  CHECK(mentions(c.assumptions, "fp8_scaling = delayed (recipe not stated as tensorwise/rowwise/mxfp8/"
+                                "blockwise/delayed/current; experiment default"));
+  // Per-tensor current scaling is what NeMo and Megatron-Bridge call "tensorwise": read so, said.
+  r["precision"]["fp8_recipe"] = "current";
+  const auto current = only_case(read(r));
+  CHECK(current.experiment["training"]["fp8_scaling"] == "tensorwise");
+  CHECK(mentions(current.assumptions, "fp8_scaling = tensorwise (recipe stated as per-tensor current scaling"));
+  // A stated delayed recipe runs as stated, with no "not stated" line.
+  r["precision"]["fp8_recipe"] = "delayed";
+  const auto delayed = only_case(read(r));
+  CHECK(delayed.experiment["training"]["fp8_scaling"] == "delayed");
+  CHECK(!mentions(delayed.assumptions, "fp8_scaling ="));
   r["precision"]["fp8_recipe"] = "tensorwise";
   const auto& stated = only_case(read(r));
   CHECK(stated.experiment["training"]["fp8_scaling"] == "tensorwise");
