@@ -1032,10 +1032,10 @@ TEST_CASE("an MXFP8 record runs the mxfp8 recipe, its scale swizzles follow the 
   r["hardware"] = {{"accelerator", "NVIDIA B200"}, {"count", 64}, {"gpus_per_node", 8}};
   r["precision"] = {{"compute", "fp8"}, {"fp8_recipe", "mxfp8"}};
   const auto& separate = only_case(read(r));
-  CHECK(separate.profile == "nemo-2025");
+  CHECK(separate.profile == "nemo-2025-07");
   CHECK(separate.experiment["training"]["fp8_scaling"] == "mxfp8");
   CHECK(separate.experiment["training"]["mxfp8_separate_swizzle"] == true);
-  CHECK(mentions(separate.assumptions, "mxfp8_separate_swizzle = true (not stated; nemo-2025 default)"));
+  CHECK(mentions(separate.assumptions, "mxfp8_separate_swizzle = true (not stated; nemo-2025-07 default)"));
   const double slower = predict(r);  // tokens/s/GPU
   r["framework"]["date"] = "2026-03";
   const auto& fused = only_case(read(r));
@@ -1317,7 +1317,8 @@ TEST_CASE("fsdp false rules out full sharding only: the profile's distributed-op
   // use_distributed_optimizer=True): ZeRO-1 from nemo-2025, printed as an assumption.
   const auto nemo = only_case(read(r));
   CHECK(nemo.experiment["parallelism"]["zero_stage"] == 1);
-  CHECK(mentions(nemo.assumptions, "zero_stage = 1 (not stated; fsdp false rules out full sharding only; nemo-2025"));
+  CHECK(mentions(nemo.assumptions,
+                 "zero_stage = 1 (not stated; fsdp false rules out full sharding only; nemo-2025-07 default)"));
   // A profile whose default is full sharding falls back to plain data parallelism, also said.
   r["framework"] = {{"name", "torchtitan"}, {"version", nullptr}, {"date", "2025-06"}};
   const auto titan = only_case(read(r));
@@ -1354,4 +1355,30 @@ TEST_CASE("validate says which published configurations the memory model does no
   const nlohmann::json j = validation_json(over);
   CHECK(j["rows"][0]["fits_memory"] == false);
   CHECK(j["rows"][0]["memory_bytes"].get<double>() == row.memory_bytes);
+}
+
+TEST_CASE("NeMo performance-script profiles reduce gradients as the scripts of their date set it, said") {
+  json r = base_record();
+  r["framework"] = {{"name", "nemo"}, {"version", nullptr}, {"date", "2025-03"}};
+  r["precision"] = {{"compute", "fp8"}};
+  // NeMo 2 performance scripts before the 25.07 refactor: FP8 runs set grad_reduce_in_fp32 = False ...
+  const auto fp8 = only_case(read(r));
+  CHECK(fp8.profile == "nemo-2025");
+  CHECK(fp8.experiment["training"]["gradient_precision"] == "bf16");
+  CHECK(mentions(fp8.assumptions, "gradient reduce in bf16 (nemo-2025 default for fp8)"));
+  // ... BF16 runs keep bf16_mixed()'s FP32 reduction.
+  r["precision"] = {{"compute", "bf16"}};
+  CHECK(only_case(read(r)).experiment["training"]["gradient_precision"] == "fp32");
+  // From the 25.07 refactor on (and in every Megatron-Bridge release) both reduce in BF16.
+  r["framework"]["date"] = "2025-10";
+  const auto bridge = only_case(read(r));
+  CHECK(bridge.profile == "nemo-2025-07");
+  CHECK(bridge.experiment["training"]["gradient_precision"] == "bf16");
+  r["framework"]["date"] = "2026-03";
+  CHECK(only_case(read(r)).experiment["training"]["gradient_precision"] == "bf16");
+  // A stated reduction wins.
+  r["precision"]["gradient_reduce"] = "fp32";
+  const auto stated = only_case(read(r));
+  CHECK(stated.experiment["training"]["gradient_precision"] == "fp32");
+  CHECK_FALSE(mentions(stated.assumptions, "gradient reduce in"));
 }
