@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 constexpr const auto& kPrecisions = kPrecisionChoices;
 constexpr std::array<std::string_view, 2> kOverlapScope{"forward-backward", "forward"};
 constexpr std::array<std::string_view, 3> kWithTp{"off", "on", "with-tp"};
+constexpr std::array<std::string_view, 3> kOverlapGradReduce{"off", "on", "with-zero3"};
 constexpr std::array<std::string_view, 3> kMicroBatch{"one", "global-batch-per-replica", "pp-micro-batches"};
 constexpr std::array<std::string_view, 2> kDpCollective{"hierarchical", "flat-ring"};
 constexpr std::array<std::string_view, 2> kPipelineP2p{"megatron", "deepspeed"};
@@ -100,6 +101,10 @@ constexpr Field kDefaultsFields[] = {
     choice_field("sequence_parallel", "sequence parallelism (with-tp: when tp > 1)", kWithTp),
     choice_field("tp_comm_overlap", "TP communication overlap (with-tp: when tp > 1)", kWithTp),
     {.key = "zero_stage", .kind = FieldKind::integer, .doc = "ZeRO stage", .ints = {.min = 0, .max = 3}},
+    choice_field("overlap_grad_reduce",
+                 "data-parallel gradient reduction overlapped with the backward (training.overlap_grad_reduce; "
+                 "with-zero3: only under ZeRO-3)",
+                 kOverlapGradReduce),
     choice_field("micro_batch", "micro-batch rule when a record states none", kMicroBatch),
     choice_field("global_batch", "global-batch rule when a record states none", kGlobalBatch),
     choice_field("dp_collective", "data-parallel collective", kDpCollective),
@@ -177,6 +182,7 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   p.sequence_parallel = with_tp(d, "sequence_parallel");
   p.tp_comm_overlap = with_tp(d, "tp_comm_overlap");
   if (auto z = d.get_integer("zero_stage")) p.zero_stage = static_cast<int>(*z);
+  p.overlap_grad_reduce = choice(d, "overlap_grad_reduce");
   p.micro_batch_rule = choice(d, "micro_batch");
   p.global_batch_rule = choice(d, "global_batch");
   p.dp_collective = choice(d, "dp_collective");
@@ -407,6 +413,9 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
     put(par, "tp_comm_overlap_scope", *p.tp_comm_overlap_scope);
   if (p.zero_stage && !par.contains("fsdp")) put(par, "zero_stage", *p.zero_stage);
   const bool zero3 = int_or(par, "zero_stage", 0) == 3 || bool_or(par, "fsdp", false);
+  if (p.overlap_grad_reduce)
+    put(train, "overlap_grad_reduce",
+        *p.overlap_grad_reduce == "on" || (*p.overlap_grad_reduce == "with-zero3" && zero3));
   if (p.pipeline_p2p && pp > 1) put(par, "pipeline_p2p", *p.pipeline_p2p);
   if (zero3 && p.dp_collective_zero3) {
     put(par, "dp_collective", *p.dp_collective_zero3);

@@ -42,6 +42,9 @@ struct FrameworkProfile {
   std::optional<WithTp> sequence_parallel;
   std::optional<WithTp> tp_comm_overlap;
   std::optional<int> zero_stage;
+  // Data-parallel gradient reduction overlapped with the backward (training.overlap_grad_reduce):
+  // "on" | "off" | "with-zero3" (DeepSpeed: overlap_comm defaults to true only for ZeRO stage 3).
+  std::optional<std::string> overlap_grad_reduce;
   std::optional<std::string> micro_batch_rule;     // "one" | "global-batch-per-replica" | "pp-micro-batches"
   std::optional<std::string> global_batch_rule;    // "micro-batch-times-dp" (no gradient accumulation)
   std::optional<std::string> dp_collective;        // hierarchical | flat-ring

@@ -205,6 +205,9 @@ constexpr Field kParallelismFields[] = {
            kSelectiveRecompute),
     count("selective_layer_interval", "k of layer-level selective recomputation (every k-th layer)"),
     flag("tp_comm_overlap", "TP communication overlapped with GEMMs"),
+    flag("dp_overlap",
+         "data-parallel gradient reduction (and a sharded optimizer's parameter gather) overlapped with the "
+         "backward (and the next forward)"),
     one_of("schedule",
            "pipeline schedule (zb: a zero-bubble schedule without its variant, read as ZB-H1; zb-h1, zb-1p, "
            "zb-2p, zb-v: the variants of Qi et al. 2024 as stated; v-half, v-min: the V-shape schedules of Qi "
@@ -437,6 +440,7 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.selective_recompute = s.choice("selective_recompute");
   out.selective_layer_interval = s.integer("selective_layer_interval");
   out.tp_comm_overlap = s.boolean("tp_comm_overlap");
+  out.dp_overlap = s.boolean("dp_overlap");
   out.schedule = s.choice("schedule");
   out.moe_overlap = s.choice("moe_overlap");
   out.pipeline_split = s.choice("pipeline_split");

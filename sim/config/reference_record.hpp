@@ -38,6 +38,7 @@ struct ReferenceRecord {
       global_batch_tokens, local_batch;
   std::optional<std::string> fsdp;  // "false" | "full_shard" | "hybrid_shard" | "shard_grad_op"
   std::optional<bool> sequence_parallel, tp_comm_overlap, flash_attention, torch_compile;
+  std::optional<bool> dp_overlap;  // data-parallel gradient reduction overlapped with the backward, as stated
   std::optional<std::string> recompute, schedule, pipeline_split, vocab_parallel;
   // Megatron-Core's pipeline_model_parallel_layout as stated (sim/config/pipeline_layout.hpp); the reader
   // has checked its grammar and, against the record's own pp, vp and layers, its counts.

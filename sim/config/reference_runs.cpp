@@ -951,6 +951,20 @@ class Builder {
               {"recompute", recompute}, {"flash_attention", flash}, {"gradient_precision", gradient}};
     recipe_options(recompute, precision);
     if (!kernel.empty()) train_["attention_kernel"] = kernel;
+    // Whether the data-parallel reduction overlaps the backward: stated, else the profile's rule, else the
+    // experiment default (on); nothing to say without data parallelism.
+    if (rec_.dp_overlap) {
+      train_["overlap_grad_reduce"] = *rec_.dp_overlap;
+    } else if (dp_ > 1 && profile_ && profile_->overlap_grad_reduce) {
+      const std::string& rule = *profile_->overlap_grad_reduce;
+      const bool on = rule == "on" || (rule == "with-zero3" && zero_ == 3);
+      train_["overlap_grad_reduce"] = on;
+      assume(fmt::format("overlap_grad_reduce = {} (not stated; {} default{})", on ? "on" : "off", profile_->name,
+                         rule == "with-zero3" ? ": on only with ZeRO-3" : ""));
+    } else if (dp_ > 1) {
+      assume("overlap_grad_reduce = on (not stated; experiment default: gradient buckets reduced during the "
+             "backward)");
+    }
     c_.samples_per_step = static_cast<double>(gb);
     c_.tokens_per_step = static_cast<double>(gb * seq);
     return std::nullopt;

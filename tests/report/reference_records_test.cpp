@@ -1382,3 +1382,53 @@ TEST_CASE("NeMo performance-script profiles reduce gradients as the scripts of t
   CHECK(stated.experiment["training"]["gradient_precision"] == "fp32");
   CHECK_FALSE(mentions(stated.assumptions, "gradient reduce in"));
 }
+
+TEST_CASE("the data-parallel reduction overlaps the backward as the framework of the record's date did, said") {
+  json r = base_record();
+  r["framework"] = {{"name", "megatron-lm"}, {"version", nullptr}, {"date", "2021-06"}};
+  r["hardware"] = {{"accelerator", "NVIDIA A100 SXM4 80GB"}, {"count", 64}, {"gpus_per_node", 8}};
+  r["parallelism"] = {{"tp", 8}, {"pp", 2}, {"micro_batch", 1}, {"global_batch", 128}};
+  // Megatron-LM 2021: local DDP all-reduces after forward_backward_func returns.
+  const auto megatron = only_case(read(r));
+  CHECK(megatron.experiment["training"]["overlap_grad_reduce"] == false);
+  CHECK(mentions(megatron.assumptions, "overlap_grad_reduce = off (not stated; megatron-lm-2021 default)"));
+  const double after = predict(r);
+  // A stated overlap wins, without an assumption line, and is faster.
+  r["parallelism"]["dp_overlap"] = true;
+  const auto stated = only_case(read(r));
+  CHECK(stated.experiment["training"]["overlap_grad_reduce"] == true);
+  CHECK_FALSE(mentions(stated.assumptions, "overlap_grad_reduce ="));
+  CHECK(predict(r) > after);  // tokens/s/GPU
+  r["parallelism"]["dp_overlap"] = "yes";
+  CHECK(first_problem(r).find("unit.json:/0/parallelism/dp_overlap") != std::string::npos);
+  r["parallelism"].erase("dp_overlap");
+  // DeepSpeed: overlap_comm defaults to true only for ZeRO-3; the PipelineEngine reduces after the last
+  // micro-batch.
+  r["framework"] = {{"name", "megatron-deepspeed"}, {"version", nullptr}, {"date", "2021-06"}};
+  CHECK(only_case(read(r)).experiment["training"]["overlap_grad_reduce"] == false);
+  r["parallelism"] = {{"tp", 1}, {"pp", 1}, {"zero_stage", 3}, {"micro_batch", 1}, {"global_batch", 128}};
+  const auto zero3 = only_case(read(r));
+  CHECK(zero3.experiment["training"]["overlap_grad_reduce"] == true);
+  CHECK(mentions(zero3.assumptions, "overlap_grad_reduce = on (not stated; megatron-deepspeed-2021 default: on only "
+                                    "with ZeRO-3)"));
+  // A profile without the key: the experiment's default, said.
+  r["framework"] = {{"name", "nemo"}, {"version", nullptr}, {"date", "2025-10"}};
+  r["parallelism"] = {{"tp", 2}, {"pp", 1}, {"micro_batch", 1}, {"global_batch", 128}};
+  const auto nemo = only_case(read(r));
+  CHECK(!nemo.experiment["training"].contains("overlap_grad_reduce"));
+  CHECK(mentions(nemo.assumptions, "overlap_grad_reduce = on (not stated; experiment default"));
+}
+
+TEST_CASE("an experiment naming a Megatron-LM 2021 profile reduces its gradients after the backward") {
+  json e = json::parse(R"({"schema_version": 1, "name": "p", "cluster": {"node": "dgx-a100-80gb", "nodes": 2},
+    "model": "llama3-8b", "parallelism": {"tp": 2}, "training": {"global_batch": 64},
+    "profile": "megatron-lm-2021"})");
+  CHECK_FALSE(config::scenario_from_json(e, kPaths, "p.json").training.overlap_grad_reduce);
+  e["training"]["overlap_grad_reduce"] = true;  // stated wins
+  CHECK(config::scenario_from_json(e, kPaths, "p.json").training.overlap_grad_reduce);
+  e["training"].erase("overlap_grad_reduce");
+  e["profile"] = "megatron-deepspeed-2021";
+  CHECK_FALSE(config::scenario_from_json(e, kPaths, "p.json").training.overlap_grad_reduce);
+  e["parallelism"]["zero_stage"] = 3;
+  CHECK(config::scenario_from_json(e, kPaths, "p.json").training.overlap_grad_reduce);
+}
