@@ -65,6 +65,7 @@ constexpr std::array<std::string_view, 7> kCompute{"bf16", "fp16", "16-bit", "fp
 constexpr std::array<std::string_view, 3> kGradientReduce{"fp32", "bf16", "fp16"};
 constexpr std::array<std::string_view, 3> kBasis{"model", "hardware", "unknown"};
 constexpr std::array<std::string_view, 3> kConfidence{"high", "medium", "low"};
+constexpr std::array<std::string_view, 6> kOptimizer{"adam", "adamw", "lamb", "sgd", "muon", "adam-8bit"};
 constexpr std::array<std::string_view, 3> kFsdp{"full_shard", "hybrid_shard", "shard_grad_op"};
 
 // Declared keys of a record (docs/validation.md). Every stated-or-null key allows null ("not stated").
@@ -310,6 +311,10 @@ constexpr Field kRecordFields[] = {
            "which fused attention kernel (native, cudnn, flash-2, flash-1, triton-flash; default from the "
            "framework profile, else native: the kernel the device's attention efficiency describes)",
            kAttentionKernel),
+    one_of("optimizer",
+           "optimizer as stated (adam and adamw run as Adam; lamb, muon and adam-8bit are costed as Adam with "
+           "fp32 states, said; sgd: SGD with momentum)",
+           kOptimizer),
     {.key = "measured",
      .kind = FieldKind::object,
      .doc = "measurement",
@@ -544,6 +549,7 @@ void read_reference_record(const nlohmann::json& value, std::size_t index, ReadC
   out.flash_attention = s.boolean("flash_attention");
   out.torch_compile = s.boolean("torch_compile");
   out.attention_kernel = s.choice("attention_kernel");
+  out.optimizer = s.choice("optimizer");
   section(top, "measured", read_measured, out);
   check_pipeline_layout(out, index, ctx);
   s.choice("confidence");

@@ -46,6 +46,7 @@ struct ReferenceRecord {
   std::optional<std::string> selective_recompute;  // attention | op | layer
   std::optional<std::int64_t> selective_layer_interval;
   std::optional<std::string> attention_kernel;
+  std::optional<std::string> optimizer;  // adam | adamw | lamb | sgd | muon | adam-8bit, as stated
   std::optional<std::string> moe_overlap;  // none | shared-expert | compute (MoE records)
   // precision
   std::optional<std::string> compute, fp8_recipe;

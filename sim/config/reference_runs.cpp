@@ -209,6 +209,11 @@ class Builder {
       if (name == "tflops_per_gpu_unknown") continue;
       MeasuredMetric m{name, value, std::nullopt};
       if ((name == "mfu" || name == "hfu") && rec_.peak_tflops_used) m.peak_tflops = *rec_.peak_tflops_used;
+      if ((name == "mfu" || name == "hfu") && !rec_.peak_tflops_used && c_.metrics.empty()) {
+        assume(fmt::format("{} peak = the device catalog's dense peak at the compute precision (peak_tflops_used "
+                           "not stated)",
+                           name));
+      }
       c_.metrics.push_back(m);
     }
     if (c_.metrics.empty()) {
@@ -250,8 +255,13 @@ class Builder {
         }
       }
     }
-    if (entry == &it->second && !it->second.note.empty())
-      assume(fmt::format("node = {} ({})", it->second.node, it->second.note));
+    if (entry == &it->second) {
+      assume(it->second.note.empty()
+                 ? fmt::format("node = {} (the catalog's node for accelerator \"{}\", configs/reference/"
+                               "accelerators.json)",
+                               it->second.node, rec_.accelerator)
+                 : fmt::format("node = {} ({})", it->second.node, it->second.note));
+    }
     const auto file = file_of(entry->node);
     if (!file) return fmt::format("node entry \"{}\" is not in configs/nodes", entry->node);
     const json node = read_json_file(*file);
@@ -283,6 +293,10 @@ class Builder {
     }
     c_.devices = count;
     cluster_ = {{"name", rec_.id}, {"node", entry->node}, {"nodes", std::max(1, count / per_node)}};
+    if (count / per_node > 1) {
+      assume("network = the experiment defaults for the node's NICs: a non-blocking fat tree (a torus for a "
+             "torus-ici node), ECMP routing, no SHARP (not stated)");
+    }
     if (auto why = slices(node, *file, entry->node, std::max(1, count / per_node))) return why;
     if (domain > per_node) place_in_domains(count, std::min(per_node, count), domain, entry->node);
     if (!it->second.power_cap.empty()) {
@@ -405,6 +419,14 @@ class Builder {
                                     : std::string("no framework profile applies"));
       }
     }
+    assume(fmt::format("model.vocab = {} used unpadded (frameworks that pad it, e.g. Megatron's "
+                       "--make-vocab-size-divisible-by 128 x tp, run a slightly larger output layer: under 0.03 % "
+                       "of a step)",
+                       model_["vocab"].dump()));
+    if (!model_.contains("parallel_block")) {
+      assume("model.parallel_block = false (not stated: attention and MLP in sequence, the model reader's "
+             "default)");
+    }
     std::string mlp = model_["mlp"].get<std::string>();
     if (mlp == "relu" || mlp == "squared_relu") {
       // A non-gated two-matrix MLP: FC1, an element-wise activation, FC2. Its GEMMs are the GELU MLP's and
@@ -464,9 +486,16 @@ class Builder {
     }
     if (cat.contains("shared_ffn_hidden") && m.value("shared_experts", 0) == cat.value("shared_experts", 0)) {
       m["shared_ffn_hidden"] = cat["shared_ffn_hidden"];
+      assume(fmt::format("model.moe.shared_ffn_hidden = {} (not stated; catalog model {})",
+                         cat["shared_ffn_hidden"].dump(), entry));
+    } else if (m.value("shared_experts", 0) > 0) {
+      assume(fmt::format("model.moe.shared_ffn_hidden = {} x moe_ffn_hidden (not stated: each shared expert the "
+                         "size of a routed one)",
+                         m.value("shared_experts", 0)));
     }
     if (!m.contains("shared_experts")) assume("model.moe.shared_experts = 0 (not stated)");
     if (!m.contains("first_k_dense")) assume("model.moe.first_k_dense = 0 (not stated: every layer MoE)");
+    if (!m.contains("layer_freq")) assume("model.moe.layer_freq = 1 (not stated: every layer past first_k_dense MoE)");
     if (rec_.capacity_factor) {
       m["capacity_factor"] = *rec_.capacity_factor;
     } else {
@@ -663,6 +692,9 @@ class Builder {
       par_["tp_comm_overlap_scope"] = *profile_->tp_comm_overlap_scope;
       assume(fmt::format("tp_comm_overlap_scope = {} ({} default)", *profile_->tp_comm_overlap_scope,
                          profile_->name));
+    } else if (*overlap && *tp > 1) {
+      assume("tp_comm_overlap_scope = forward-backward (not stated; experiment default: the overlap covers the "
+             "forward and the backward passes)");
     }
 
     std::optional<std::string> collective;
@@ -678,6 +710,9 @@ class Builder {
     if (profile_ && profile_->pipeline_p2p && *tp > 0 && *pp > 1) {
       par_["pipeline_p2p"] = *profile_->pipeline_p2p;
       assume(fmt::format("pipeline_p2p = {} ({} default)", *profile_->pipeline_p2p, profile_->name));
+    } else if (*pp > 1) {
+      assume("pipeline_p2p = megatron (not stated; experiment default: Megatron's send/receive pairs between "
+             "adjacent stages)");
     }
     return schedule();
   }
@@ -706,6 +741,7 @@ class Builder {
       sched = *rec_.schedule;
     } else if (stated_vp && *stated_vp > 1) {
       sched = "interleaved";
+      assume(fmt::format("schedule = interleaved (not stated; derived from vp = {})", *stated_vp));
     } else if (profile_ && profile_->schedule) {
       sched = *profile_->schedule;
       assume(fmt::format("schedule = {} (not stated; {} default)", sched, profile_->name));
@@ -933,6 +969,9 @@ class Builder {
       } else if (profile_ && profile_->attention_kernel) {
         kernel = *profile_->attention_kernel;
         assume(fmt::format("attention_kernel = {} (not stated; {} default)", kernel, profile_->name));
+      } else {
+        assume("attention_kernel = native (not stated; experiment default: the fused kernel the device's "
+               "attention efficiency describes)");
       }
     } else if (rec_.attention_kernel) {
       return std::string("attention_kernel is stated but flash_attention is off");
@@ -951,6 +990,23 @@ class Builder {
               {"recompute", recompute}, {"flash_attention", flash}, {"gradient_precision", gradient}};
     recipe_options(recompute, precision);
     if (!kernel.empty()) train_["attention_kernel"] = kernel;
+    // The optimizer: Adam (fp32 master weights and two fp32 states per parameter) unless stated otherwise;
+    // optimizers the simulator has no cost for are charged as Adam, said.
+    const std::string optimizer = rec_.optimizer.value_or("");
+    if (optimizer == "sgd") {
+      train_["optimizer"] = "sgd";
+    } else if (optimizer == "lamb") {
+      assume("optimizer lamb costed as adam (LAMB keeps Adam's two fp32 states; its per-layer trust-ratio norms "
+             "are not modelled)");
+    } else if (optimizer == "muon") {
+      assume("optimizer muon costed as adam (fp32 states; Muon's Newton-Schulz orthogonalisation and its "
+             "gathers of whole matrices are not modelled)");
+    } else if (optimizer == "adam-8bit") {
+      assume("optimizer adam-8bit costed as adam (its 8-bit states are charged as fp32: optimizer memory and the "
+             "update's bytes are overstated)");
+    } else if (optimizer.empty()) {
+      assume("optimizer = adam with fp32 master weights and states (not stated; experiment default)");
+    }
     // Whether the data-parallel reduction overlaps the backward: stated, else the profile's rule, else the
     // experiment default (on); nothing to say without data parallelism.
     if (rec_.dp_overlap) {

@@ -1432,3 +1432,57 @@ TEST_CASE("an experiment naming a Megatron-LM 2021 profile reduces its gradients
   e["parallelism"]["zero_stage"] = 3;
   CHECK(config::scenario_from_json(e, kPaths, "p.json").training.overlap_grad_reduce);
 }
+
+TEST_CASE("a record's optimizer is read: sgd runs as stated, what is not modelled is costed as Adam, said") {
+  json r = base_record();
+  const auto unstated = only_case(read(r));
+  CHECK(mentions(unstated.assumptions, "optimizer = adam with fp32 master weights and states (not stated"));
+  CHECK(!unstated.experiment["training"].contains("optimizer"));
+  r["optimizer"] = "adamw";
+  CHECK_FALSE(mentions(only_case(read(r)).assumptions, "optimizer"));
+  r["optimizer"] = "muon";
+  CHECK(mentions(only_case(read(r)).assumptions, "optimizer muon costed as adam"));
+  r["optimizer"] = "adam-8bit";
+  CHECK(mentions(only_case(read(r)).assumptions, "optimizer adam-8bit costed as adam"));
+  r["optimizer"] = "lamb";
+  CHECK(mentions(only_case(read(r)).assumptions, "optimizer lamb costed as adam"));
+  const double adam = predict(r);
+  r["optimizer"] = "sgd";
+  const auto sgd = only_case(read(r));
+  CHECK(sgd.experiment["training"]["optimizer"] == "sgd");
+  CHECK(predict(r) > adam);  // tokens/s/GPU: SGD reads and writes fewer bytes per parameter
+  r["optimizer"] = "adagrad";
+  CHECK(first_problem(r).find("unit.json:/0/optimizer") != std::string::npos);
+}
+
+TEST_CASE("values the reader used to set silently are printed as assumptions") {
+  json r = base_record();  // 64 H100 on 8 nodes, TP 2, Megatron-Core 2024, MFU-free
+  r["parallelism"]["pp"] = 2;
+  r["parallelism"]["vp"] = 2;
+  r["model"]["parallel_block"] = nullptr;
+  const auto c = only_case(read(r));
+  CHECK(mentions(c.assumptions, "node = dgx-h100 (the catalog's node for accelerator \"NVIDIA H100 SXM5 80GB\""));
+  CHECK(mentions(c.assumptions, "network = the experiment defaults for the node's NICs"));
+  CHECK(mentions(c.assumptions, "attention_kernel = native (not stated; experiment default"));
+  CHECK(mentions(c.assumptions, "pipeline_p2p = megatron (not stated; experiment default"));
+  CHECK(mentions(c.assumptions, "tp_comm_overlap_scope = forward-backward (not stated; experiment default"));
+  CHECK(mentions(c.assumptions, "schedule = interleaved (not stated; derived from vp = 2)"));
+  CHECK(mentions(c.assumptions, "model.parallel_block = false (not stated"));
+  // Stated values print nothing.
+  r["model"]["parallel_block"] = false;
+  r["attention_kernel"] = "cudnn";
+  r["parallelism"]["schedule"] = "interleaved";
+  const auto stated = only_case(read(r));
+  CHECK_FALSE(mentions(stated.assumptions, "model.parallel_block"));
+  CHECK_FALSE(mentions(stated.assumptions, "attention_kernel ="));
+  CHECK_FALSE(mentions(stated.assumptions, "schedule = interleaved"));
+  // One node: no network line.
+  r["hardware"]["count"] = 8;
+  r["parallelism"]["global_batch"] = 16;
+  CHECK_FALSE(mentions(only_case(read(r)).assumptions, "network ="));
+  // An MFU record without the peak it divided by: the catalog's, said.
+  r["measured"] = {{"mfu", 0.4}};
+  CHECK(mentions(only_case(read(r)).assumptions, "mfu peak = the device catalog's dense peak"));
+  r["measured"]["peak_tflops_used"] = 989;
+  CHECK_FALSE(mentions(only_case(read(r)).assumptions, "mfu peak"));
+}
