@@ -411,11 +411,18 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
   if (p.tp_comm_overlap) put(par, "tp_comm_overlap", rule(p.tp_comm_overlap) && tp > 1);
   if (p.tp_comm_overlap_scope && bool_or(par, "tp_comm_overlap", false))
     put(par, "tp_comm_overlap_scope", *p.tp_comm_overlap_scope);
-  if (p.zero_stage && !par.contains("fsdp")) put(par, "zero_stage", *p.zero_stage);
+  // `fsdp: true` means ZeRO-3; `fsdp: false` rules out full sharding only, so a ZeRO-1/2 default still
+  // applies and a ZeRO-3 default falls back to 0 (as for records, sim/config/reference_runs.cpp).
+  const auto fsdp = par.find("fsdp");
+  const bool fsdp_false = fsdp != par.end() && fsdp->is_boolean() && !fsdp->get<bool>();
+  if (p.zero_stage && fsdp == par.end()) put(par, "zero_stage", *p.zero_stage);
+  if (p.zero_stage && fsdp_false) put(par, "zero_stage", *p.zero_stage < 3 ? *p.zero_stage : 0);
   const bool zero3 = int_or(par, "zero_stage", 0) == 3 || bool_or(par, "fsdp", false);
+  // with-zero3: DeepSpeed overlaps only under ZeRO-3, and its pipeline engine (which refuses ZeRO-2/3)
+  // reduces after the last micro-batch.
   if (p.overlap_grad_reduce)
     put(train, "overlap_grad_reduce",
-        *p.overlap_grad_reduce == "on" || (*p.overlap_grad_reduce == "with-zero3" && zero3));
+        *p.overlap_grad_reduce == "on" || (*p.overlap_grad_reduce == "with-zero3" && zero3 && pp == 1));
   if (p.pipeline_p2p && pp > 1) put(par, "pipeline_p2p", *p.pipeline_p2p);
   if (zero3 && p.dp_collective_zero3) {
     put(par, "dp_collective", *p.dp_collective_zero3);

@@ -651,15 +651,16 @@ class Builder {
       // default is full sharding (torchtitan, FSDP) falls back to plain data parallelism.
       if (profile_ && profile_->zero_stage && *profile_->zero_stage < 3) {
         zero = *profile_->zero_stage;
-        assume(fmt::format("zero_stage = {} (not stated; fsdp false rules out full sharding only; {} default)",
-                           zero, profile_->name));
+        if (dp > 1)
+          assume(fmt::format("zero_stage = {} (not stated; fsdp false rules out full sharding only; {} default)",
+                             zero, profile_->name));
       } else {
         zero = 0;
-        assume("zero_stage = 0 (not stated; fsdp false: no sharding)");
+        if (dp > 1) assume("zero_stage = 0 (not stated; fsdp false: no sharding)");
       }
     } else if (profile_ && profile_->zero_stage) {
       zero = *profile_->zero_stage;
-      assume(fmt::format("zero_stage = {} (not stated; {} default)", zero, profile_->name));
+      if (dp > 1) assume(fmt::format("zero_stage = {} (not stated; {} default)", zero, profile_->name));
     } else {
       return no_profile_reason("parallelism.zero_stage / fsdp");
     }
@@ -1013,10 +1014,10 @@ class Builder {
       train_["overlap_grad_reduce"] = *rec_.dp_overlap;
     } else if (dp_ > 1 && profile_ && profile_->overlap_grad_reduce) {
       const std::string& rule = *profile_->overlap_grad_reduce;
-      const bool on = rule == "on" || (rule == "with-zero3" && zero_ == 3);
+      const bool on = rule == "on" || (rule == "with-zero3" && zero_ == 3 && pp_ == 1);
       train_["overlap_grad_reduce"] = on;
       assume(fmt::format("overlap_grad_reduce = {} (not stated; {} default{})", on ? "on" : "off", profile_->name,
-                         rule == "with-zero3" ? ": on only with ZeRO-3" : ""));
+                         rule == "with-zero3" ? ": on only with ZeRO-3 and no pipeline" : ""));
     } else if (dp_ > 1) {
       assume("overlap_grad_reduce = on (not stated; experiment default: gradient buckets reduced during the "
              "backward)");
@@ -1118,7 +1119,9 @@ class Builder {
       } else {
         assume("fp8_attention = off (not stated: attention kernels in BF16, the experiment default)");
       }
-      const std::string stated_recipe = rec_.fp8_recipe.value_or("");
+      // The recipe's leading word ("blockwise (per DeepSeek-V3 ...)" is blockwise).
+      std::string stated_recipe = rec_.fp8_recipe.value_or("");
+      stated_recipe = stated_recipe.substr(0, stated_recipe.find_first_of(" (;,"));
       if (stated_recipe == "tensorwise" || stated_recipe == "rowwise" || stated_recipe == "mxfp8" ||
           stated_recipe == "delayed" || stated_recipe == "blockwise") {
         train_["fp8_scaling"] = stated_recipe;

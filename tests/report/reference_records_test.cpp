@@ -1410,7 +1410,7 @@ TEST_CASE("the data-parallel reduction overlaps the backward as the framework of
   const auto zero3 = only_case(read(r));
   CHECK(zero3.experiment["training"]["overlap_grad_reduce"] == true);
   CHECK(mentions(zero3.assumptions, "overlap_grad_reduce = on (not stated; megatron-deepspeed-2021 default: on only "
-                                    "with ZeRO-3)"));
+                                    "with ZeRO-3 and no pipeline)"));
   // A profile without the key: the experiment's default, said.
   r["framework"] = {{"name", "nemo"}, {"version", nullptr}, {"date", "2025-10"}};
   r["parallelism"] = {{"tp", 2}, {"pp", 1}, {"micro_batch", 1}, {"global_batch", 128}};
@@ -1431,6 +1431,26 @@ TEST_CASE("an experiment naming a Megatron-LM 2021 profile reduces its gradients
   CHECK_FALSE(config::scenario_from_json(e, kPaths, "p.json").training.overlap_grad_reduce);
   e["parallelism"]["zero_stage"] = 3;
   CHECK(config::scenario_from_json(e, kPaths, "p.json").training.overlap_grad_reduce);
+  // DeepSpeed's pipeline engine reduces after the last micro-batch whatever the ZeRO stage.
+  e["parallelism"]["pp"] = 2;
+  e["parallelism"]["tp"] = 1;
+  CHECK_FALSE(config::scenario_from_json(e, kPaths, "p.json").training.overlap_grad_reduce);
+}
+
+TEST_CASE("an experiment stating fsdp false keeps its profile's distributed optimizer, as a record does") {
+  json e = json::parse(R"({"schema_version": 1, "name": "p", "cluster": {"node": "dgx-a100-80gb", "nodes": 2},
+    "model": "llama3-8b", "parallelism": {"tp": 2, "fsdp": false}, "training": {"global_batch": 64},
+    "profile": "nemo-2025"})");
+  CHECK(config::scenario_from_json(e, kPaths, "p.json").parallelism.zero_stage == 1);
+  e["parallelism"]["fsdp"] = true;
+  CHECK(config::scenario_from_json(e, kPaths, "p.json").parallelism.zero_stage == 3);
+  // A profile whose default is full sharding falls back to plain data parallelism under fsdp false.
+  e["parallelism"]["fsdp"] = false;
+  e["profile"] = "torchtitan-2025";  // no micro-batch rule: stated
+  e["training"]["micro_batch"] = 1;
+  CHECK(config::scenario_from_json(e, kPaths, "p.json").parallelism.zero_stage == 0);
+  e["parallelism"]["zero_stage"] = 2;  // stated wins
+  CHECK(config::scenario_from_json(e, kPaths, "p.json").parallelism.zero_stage == 2);
 }
 
 TEST_CASE("a record's optimizer is read: sgd runs as stated, what is not modelled is costed as Adam, said") {
