@@ -560,6 +560,11 @@ void Checker::check_offload() {
                            "to \"none\" or offload 0 layers", name_of(recompute_names(), s_.training.recompute)));
   } else if (!s_.cluster.pools.empty()) {
     error(key, "activation offloading is not modelled with cluster.pools (a heterogeneous job); offload 0 layers");
+  } else if ((s_.cluster.node.fabric == NodeFabric::wafer || s_.cluster.node.fabric == NodeFabric::torus_ici) &&
+             usable({"/cluster/node/fabric"})) {
+    error(key, fmt::format("activation offloading is Transformer Engine's GPU mechanism; it is not modelled on a "
+                           "\"{}\" node (wafer-scale systems stream weights, TPU hosts run JAX); offload 0 layers",
+                           name_of(fabric_names(), s_.cluster.node.fabric)));
   } else if (!s_.cluster.node.host_link && usable({"/cluster/node"})) {
     error(key, fmt::format("node \"{}\" describes no link to host memory: add /cluster/node/host_link "
                            "({{\"bandwidth\": per device per direction, \"efficiency\"}}) to the node, or "

@@ -47,11 +47,13 @@ TEST_CASE("activation offloading refusals are one located message each", "[confi
     ds = check(offload_experiment(8));
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", kKey, "8 layers offloaded, but the model has 8"));
+    CHECK(ds.size() == 1);
   }
   SECTION("n < 0") {
     ds = check(offload_experiment(-1));
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", kKey, "out of range"));
+    CHECK(ds.size() == 1);
   }
   SECTION("pipeline parallelism") {
     auto doc = offload_experiment(4);
@@ -59,6 +61,7 @@ TEST_CASE("activation offloading refusals are one located message each", "[confi
     ds = check(doc);
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", kKey, "pp = 2"));
+    CHECK(ds.size() == 1);
   }
   SECTION("recomputation") {
     auto doc = offload_experiment(4);
@@ -66,6 +69,7 @@ TEST_CASE("activation offloading refusals are one located message each", "[confi
     ds = check(doc);
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", kKey, "recompute \"selective\""));
+    CHECK(ds.size() == 1);
   }
   SECTION("a node without a host link names the key to add") {
     auto doc = offload_experiment(4);
@@ -73,6 +77,14 @@ TEST_CASE("activation offloading refusals are one located message each", "[confi
     ds = check(doc);
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", kKey, "add /cluster/node/host_link"));
+    CHECK(ds.size() == 1);
+  }
+  SECTION("a torus-ici (TPU) node, even with a host link") {
+    auto doc = offload_experiment(4);
+    doc["cluster"]["node"]["fabric"] = "torus-ici";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", kKey, "not modelled on a \"torus-ici\" node"));
   }
   SECTION("a host link without a bandwidth") {
     auto doc = offload_experiment(4);
@@ -80,7 +92,7 @@ TEST_CASE("activation offloading refusals are one located message each", "[confi
     ds = check(doc);
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/host_link/bandwidth", "missing required key"));
+    CHECK(ds.size() == 1);
   }
   CHECK(count_at(ds, kKey) <= 1);
-  CHECK(ds.size() == 1);
 }
