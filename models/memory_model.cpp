@@ -138,6 +138,14 @@ MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& 
                             moe_layer * in.moe_layers_on_stage) /
                            in.chunks;
   double act = per_chunk * in.inflight_chunk_microbatches;
+  if (in.offload_layers > 0) {
+    // Transformer Engine keeps at most layers - n layers' activations on the device, the copies in flight
+    // included (activation_offload.hpp): the n offloaded layers' activations leave it.
+    const double off = (dense_layer * (in.offload_layers - in.offload_moe_layers) +
+                        moe_layer * in.offload_moe_layers) / in.chunks * in.inflight_chunk_microbatches;
+    act -= off;
+    mb.offloaded = Bytes(off);
+  }
   const double tokens = static_cast<double>(in.shape.micro_batch) * in.shape.seq_len / in.shape.cp;
   const double sp_div = in.shape.sequence_parallel ? in.shape.tp : 1.0;
   if (in.first_stage) act += tokens * m.hidden / sp_div * in.inflight_chunk_microbatches;  // embedding dropout mask

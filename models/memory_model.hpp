@@ -43,6 +43,10 @@ struct MemoryInputs {
   Optimizer optimizer = Optimizer::adam;
   bool master_weights_fp32 = true;
   Precision gradient_precision = Precision::fp32;
+  // Activation offloading (models/activation_offload.hpp): of layers_on_stage, the first
+  // offload_layers' activations live in host memory (offload_moe_layers of them MoE layers).
+  int offload_layers = 0;
+  int offload_moe_layers = 0;
 };
 
 struct MemoryBreakdown {
@@ -51,6 +55,7 @@ struct MemoryBreakdown {
   Bytes optimizer{0};
   Bytes activations{0};
   Bytes other{0};  // runtime context, communication buffers, transient logits / gathered parameters
+  Bytes offloaded{0};  // activations held in host memory instead (not part of total())
   [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + other; }
 };
 

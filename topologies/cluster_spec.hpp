@@ -34,6 +34,14 @@ struct WeightStreamingSpec {
   bool hop_latency_derived = false;  // hop latency = the NIC latency
 };
 
+/// A device's link to host memory (pinned host buffers): NVLink-C2C on Grace superchips, PCIe on x86
+/// nodes. Used by activation offloading (training.activation_offload_layers, docs/model.md).
+struct HostLinkSpec {
+  BytesPerSecond bandwidth{0};  // per device, per direction, nominal
+  double efficiency = 1.0;      // fraction of `bandwidth` a large pinned-memory copy reaches
+  [[nodiscard]] BytesPerSecond reached() const { return bandwidth * efficiency; }
+};
+
 /// The chips' inter-chip interconnect of a torus-ici node (TPU). Zeros keep the derived defaults.
 struct IciSpec {
   int dims = 0;           // 2 or 3 torus dimensions; 0: 3 from 64 chips, else 2
@@ -56,6 +64,7 @@ struct NodeSpec {
   std::optional<LinkSpec> nic_attach;  // device <-> NIC over PCIe; absent = 2x the NIC rate
   std::optional<WeightStreamingSpec> weight_streaming;  // wafer fabric only
   IciSpec ici;                                          // torus-ici fabric only
+  std::optional<HostLinkSpec> host_link;                // device <-> host memory; absent = not described
 };
 
 struct NetworkSpec {

@@ -38,6 +38,7 @@ class Checker {
   void check_misc();
   void check_experts();
   void check_wafer();
+  void check_offload();
   void check_schedule();
   void check_dp_mode();
   void check_pools();
@@ -536,6 +537,41 @@ void Checker::check_wafer() {
   }
 }
 
+// Activation offloading (training.activation_offload_layers): what Megatron-Core refuses
+// (megatron/core/transformer/transformer_config.py at d98e8a64, lines 1884-1899: cpu_offloading_num_layers
+// < 0 or >= num_layers, pipeline_model_parallel_size > 1, any recompute_granularity) and what the model
+// cannot express (device pools, a node without a host link). One message, the first problem found.
+void Checker::check_offload() {
+  const int n = s_.training.activation_offload_layers;
+  constexpr std::string_view key = "/training/activation_offload_layers";
+  if (n <= 0 || !usable({key})) return;
+  const auto& p = s_.parallelism;
+  if (usable({"/model/layers"}) && n >= s_.model.layers) {
+    error(key, fmt::format("{} layers offloaded, but the model has {}: Megatron-Core offloads fewer layers than "
+                           "num_layers (transformer_config.py: 'CPU offloading can be done only for layers less "
+                           "than num_layers')", n, s_.model.layers));
+  } else if (p.pp > 1 && usable({"/parallelism/pp"})) {
+    error(key, fmt::format("activation offloading with pp = {}: Megatron-Core has no CPU offloading with pipeline "
+                           "parallelism (transformer_config.py); set /parallelism/pp to 1 or offload 0 layers",
+                           p.pp));
+  } else if (s_.training.recompute != Recompute::none && usable({"/training/recompute"})) {
+    error(key, fmt::format("activation offloading with recompute \"{}\": Megatron-Core refuses CPU offloading "
+                           "with any activation recomputation (transformer_config.py); set /training/recompute "
+                           "to \"none\" or offload 0 layers", name_of(recompute_names(), s_.training.recompute)));
+  } else if (!s_.cluster.pools.empty()) {
+    error(key, "activation offloading is not modelled with cluster.pools (a heterogeneous job); offload 0 layers");
+  } else if ((s_.cluster.node.fabric == NodeFabric::wafer || s_.cluster.node.fabric == NodeFabric::torus_ici) &&
+             usable({"/cluster/node/fabric"})) {
+    error(key, fmt::format("activation offloading is Transformer Engine's GPU mechanism; it is not modelled on a "
+                           "\"{}\" node (wafer-scale systems stream weights, TPU hosts run JAX); offload 0 layers",
+                           name_of(fabric_names(), s_.cluster.node.fabric)));
+  } else if (!s_.cluster.node.host_link && usable({"/cluster/node"})) {
+    error(key, fmt::format("node \"{}\" describes no link to host memory: add /cluster/node/host_link "
+                           "({{\"bandwidth\": per device per direction, \"efficiency\"}}) to the node, or "
+                           "offload 0 layers", s_.cluster.node.name));
+  }
+}
+
 // Expert parallelism (Megatron-Core's expert layout): ep divides the routed experts, ep·etp divides the
 // stage's tp·cp·dp ranks, etp divides the expert inner size; MoE with tp > 1 needs sequence parallelism
 // (Megatron-Core refuses the combination without it).
@@ -724,6 +760,7 @@ void finalize_scenario(Scenario& s, ReadContext& ctx) {
   c.check_misc();
   c.check_experts();
   c.check_wafer();
+  c.check_offload();
   c.check_schedule();
   c.check_dp_mode();
   c.check_pools();

@@ -69,6 +69,23 @@ constexpr Field kWeightStreamingFields[] = {
      .rule = QuantityRule::non_negative},
 };
 
+// A device's link to host memory (activation offloading, docs/model.md).
+constexpr Field kHostLinkFields[] = {
+    {.key = "bandwidth",
+     .kind = FieldKind::quantity,
+     .doc = "per device, per direction, nominal (NVLink-C2C share on Grace superchips, PCIe x16 on x86 nodes)",
+     .fallback = "required",
+     .dimension = Dimension::bandwidth,
+     .rule = QuantityRule::positive},
+    {.key = "efficiency",
+     .kind = FieldKind::number,
+     .doc = "fraction of the bandwidth a large pinned-memory copy reaches",
+     .fallback = "1",
+     .numbers = kFraction},
+};
+constexpr Section kHostLinkSection{"host_link", "/cluster/node/host_link",
+                                   "a device's link to host memory (activation offloading)", kHostLinkFields};
+
 // The chip-to-chip torus of a torus-ici node (docs/collectives.md "TPU slices").
 constexpr Field kIciFields[] = {
     {.key = "dims",
@@ -158,6 +175,10 @@ constexpr Field kNodeFields[] = {
      .kind = FieldKind::object,
      .doc = "wafer fabric only (required there): MemoryX capacity and the SwarmX stream path",
      .section = &kWeightStreamingSection},
+    {.key = "host_link",
+     .kind = FieldKind::object,
+     .doc = "a device's link to host memory, used by training.activation_offload_layers",
+     .section = &kHostLinkSection},
     {.key = "ici",
      .kind = FieldKind::object,
      .doc = "torus-ici fabric only: dimensions, slice edge limit and wraparound rule of the chips' torus",
@@ -275,6 +296,13 @@ NodeSpec read_node(ObjectReader& r) {
     if (n.fabric != NodeFabric::torus_ici && r.valid()) {
       r.error("ici", "ici describes the chip torus of a \"torus-ici\" node (this node's fabric is not)");
     }
+  }
+  if (auto hl = r.child("host_link")) {
+    HostLinkSpec h;
+    h.bandwidth = hl->require_quantity<BytesPerSecond>("bandwidth");
+    h.efficiency = hl->number("efficiency");
+    hl->finish();
+    n.host_link = h;
   }
   if (auto coll = r.child("collectives")) {  // in-network reduction; stored by read_cluster
     coll->number("nvls_efficiency");

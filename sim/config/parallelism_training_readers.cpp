@@ -311,6 +311,14 @@ constexpr Field kTrainingFields[] = {
      .doc = "with precision fp8 or fp4: the last n transformer layers run in BF16 (num_layers_at_end_in_bf16)",
      .fallback = "0",
      .ints = kNonNegativeLayers},
+    {.key = "activation_offload_layers",
+     .kind = FieldKind::integer,
+     .doc = "Megatron-Core CPU offloading (cpu_offloading_num_layers): the activations of the first n transformer "
+            "layers go to host memory in the forward and come back in the backward (Transformer Engine "
+            "cpu_offload.py); needs pp 1, recompute none, n below the layer count and a node host_link "
+            "(docs/model.md)",
+     .fallback = "0",
+     .ints = kNonNegativeLayers},
     {.key = "selective_layer_interval",
      .kind = FieldKind::integer,
      .doc = "with selective_recompute layer: every k-th layer is recomputed (torchtitan selective_ac_option)",
@@ -561,6 +569,7 @@ TrainingSpec read_training(ObjectReader& r) {
     r.error("mxfp8_separate_swizzle", "applies only with \"fp8_scaling\": \"mxfp8\"");
   }
   t.recompute_norm_mla_up = r.boolean("recompute_norm_mla_up");
+  t.activation_offload_layers = static_cast<int>(r.get_integer("activation_offload_layers").value_or(0));
   if (t.fp8_activation_cache && t.precision != Precision::fp8) {
     r.error("fp8_activation_cache", "needs \"precision\": \"fp8\" (the FP8 cache holds FP8 GEMM inputs)");
   }

@@ -205,6 +205,10 @@ constexpr Field kParallelismFields[] = {
            "attention forward re-run)",
            kSelectiveRecompute),
     count("selective_layer_interval", "k of layer-level selective recomputation (every k-th layer)"),
+    count("activation_offload_layers",
+          "Megatron-Core CPU offloading as the recipe sets it (cpu_offloading_num_layers): the first n layers' "
+          "activations in host memory; null: not stated, read as no offloading (the experiment default 0)",
+          {.min = 0}),
     flag("tp_comm_overlap", "TP communication overlapped with GEMMs"),
     flag("dp_overlap",
          "data-parallel gradient reduction (and a sharded optimizer's parameter gather) overlapped with the "
@@ -444,6 +448,7 @@ void read_parallelism(ObjectReader& r, ReferenceRecord& out) {
   out.recompute = s.choice("recompute");
   out.selective_recompute = s.choice("selective_recompute");
   out.selective_layer_interval = s.integer("selective_layer_interval");
+  out.activation_offload_layers = s.integer("activation_offload_layers");
   out.tp_comm_overlap = s.boolean("tp_comm_overlap");
   out.dp_overlap = s.boolean("dp_overlap");
   out.schedule = s.choice("schedule");

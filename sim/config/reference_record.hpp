@@ -48,6 +48,8 @@ struct ReferenceRecord {
   std::optional<std::string> attention_kernel;
   std::optional<std::string> optimizer;  // adam | adamw | lamb | sgd | muon | adam-8bit, as stated
   std::optional<std::string> moe_overlap;  // none | shared-expert | compute (MoE records)
+  // Megatron-Core cpu_offloading_num_layers as the source's recipe sets it (null: not stated, no offload).
+  std::optional<std::int64_t> activation_offload_layers;
   // precision
   std::optional<std::string> compute, fp8_recipe;
   std::optional<std::string> gradient_reduce;  // fp32 | bf16 | fp16: the DP gradient reduction's precision

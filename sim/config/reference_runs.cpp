@@ -1101,6 +1101,11 @@ class Builder {
         train_["selective_layer_interval"] = k;
       }
     }
+    // Activation offloading as stated; null chooses nothing (the experiment default: no offloading), so
+    // no assumption is printed. Refusals (pp > 1, recompute, no host link) skip the record with the reason.
+    if (rec_.activation_offload_layers && *rec_.activation_offload_layers > 0) {
+      train_["activation_offload_layers"] = *rec_.activation_offload_layers;
+    }
     if (rec_.torch_compile) {
       if (!*rec_.torch_compile) train_["eager_elementwise"] = true;
     } else if (profile_ && profile_->eager_elementwise) {

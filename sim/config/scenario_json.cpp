@@ -125,6 +125,10 @@ nlohmann::json node_to_json(const NodeSpec& n) {
     j["nic_attach"] = link_to_json(*n.nic_attach);
     j["nic_attach"].erase("efficiency");
   }
+  if (n.host_link) {
+    j["host_link"] = {{"bandwidth", text(n.host_link->bandwidth.value(), Dimension::bandwidth)},
+                      {"efficiency", n.host_link->efficiency}};
+  }
   if (n.weight_streaming) {
     const WeightStreamingSpec& w = *n.weight_streaming;
     nlohmann::json ws = {{"memoryx_capacity", text(w.memoryx_capacity.value(), Dimension::bytes)}};
@@ -295,6 +299,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (t.bf16_layers_start > 0) j["training"]["bf16_layers_at_start"] = t.bf16_layers_start;
   if (t.bf16_layers_end > 0) j["training"]["bf16_layers_at_end"] = t.bf16_layers_end;
   if (t.recompute_norm_mla_up) j["training"]["recompute_norm_mla_up"] = true;
+  if (t.activation_offload_layers > 0) j["training"]["activation_offload_layers"] = t.activation_offload_layers;
   if (t.selective_policy != SelectivePolicy::attention)
     j["training"]["selective_recompute"] = std::string(name_of(selective_policy_names(), t.selective_policy));
   if (t.selective_policy == SelectivePolicy::layer)

@@ -258,6 +258,11 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
     in.extra_parameters = d * (2.0 * h * h + 2.0 * h);
   }
   in.pp = par.pp;
+  // Activation offloading runs with pp = 1 only (sim/config): the model's first n layers are this stage's.
+  if (tr.activation_offload_layers > 0 && par.pp == 1) {
+    in.offload_layers = tr.activation_offload_layers;
+    in.offload_moe_layers = s.model.moe_layers_in(0, tr.activation_offload_layers);
+  }
   // ZeRO shards over the data-parallel replicas of one slice (a multi-slice job replicates its states
   // across slices: MaxText's FSDP on ICI, data parallelism over DCN; sim/collectives/multislice.hpp).
   in.dp = slice_dp(s) * par.cp;
@@ -557,6 +562,18 @@ StepResult summarize(const Scenario& s, const StepGraph& g, std::vector<NodeTimi
   r.memory_capacity = s.cluster.node.device.memory_capacity;
   r.fits = r.memory.total() <= r.memory_capacity;
   if (g.streaming) summarize_streaming(s, *g.streaming, r);
+  if (g.offload) {
+    const OffloadStep& o = *g.offload;
+    OffloadResult x;
+    x.layers = o.layers;
+    x.device_bytes_saved = r.memory.offloaded;
+    x.host_bytes_per_step = o.bytes_per_microbatch * static_cast<double>(o.microbatches);
+    x.bandwidth = o.bandwidth;
+    x.copy_time = (o.forward.busy + o.backward.busy) * static_cast<double>(o.microbatches);
+    x.exposed = (o.forward.exposed + o.backward.exposed) * static_cast<double>(o.microbatches);
+    x.hbm_slowdown = o.hbm_slowdown * static_cast<double>(o.microbatches);
+    r.offload = x;
+  }
   r.timeline = std::move(timeline);
   apply_dp_mode(s, g, r);
   return r;

@@ -55,6 +55,18 @@ struct StreamingResult {
   [[nodiscard]] bool stream_bound() const { return streaming > compute; }
 };
 
+/// Activation offloading of a step (training.activation_offload_layers; docs/model.md): what goes to
+/// host memory and what the host link costs the step.
+struct OffloadResult {
+  int layers = 0;                  // offloaded layers (the model's first)
+  Bytes device_bytes_saved{0};     // activations held in host memory instead (the peak's drop)
+  Bytes host_bytes_per_step{0};    // per device, each direction (out in the forward, back in the backward)
+  BytesPerSecond bandwidth{0};     // host link per device per direction, as reached
+  Seconds copy_time{0};            // per step: the offload stream's copies (both directions)
+  Seconds exposed{0};              // per step: the compute stream's waits for copies
+  Seconds hbm_slowdown{0};         // per step: kernels slowed by the copies' HBM traffic
+};
+
 /// Data-parallel mode figures (dp_mode other than allreduce; docs/data_parallel_modes.md). Times in s.
 struct DataParallelResult {
   DpMode mode = DpMode::allreduce;
@@ -146,6 +158,7 @@ struct StepResult {
   Bytes memory_capacity{0};
   bool fits = true;
   std::optional<StreamingResult> streaming;  // wafer-scale systems
+  std::optional<OffloadResult> offload;      // activation offloading
   CommExposed comm_exposed;            // of the critical (last-finishing) stage
   int critical_stage = 0;
   std::vector<StageSummary> stages;

@@ -411,6 +411,53 @@ StepGraph build_step_graph(const Scenario& s) {
     }
   }
 
+  // Activation offloading (pp = 1 by sim/config: one stage, one chunk; models/activation_offload.hpp):
+  // per micro-batch, the waits for the host-link copies the layers' forward and backward did not hide
+  // are charged to the ops (OpCost::offload), and the copies' HBM traffic slows the memory-bound kernels
+  // they run under.
+  if (tr.activation_offload_layers > 0 && p == 1 && v == 1 && s.cluster.node.host_link) {
+    const int n = tr.activation_offload_layers, layers = s.model.layers;
+    const int n_moe = s.model.moe_layers_in(0, n);
+    OffloadStep off;
+    off.layers = n;
+    off.microbatches = m;
+    off.bandwidth = s.cluster.node.host_link->reached();
+    double bytes = layer_activation_bytes(s.model, model.shape(), tr.recompute).value() * (n - n_moe);
+    if (n_moe > 0) bytes += layer_activation_bytes(s.model, model.shape(), tr.recompute, LayerKind::moe).value() * n_moe;
+    off.bytes_per_microbatch = Bytes(bytes);
+    // The layers alone (no embedding or head): their mean forward and backward per layer.
+    ChunkRole body{layers, s.model.moe_layers_in(0, layers), false, false, 0};
+    set_bf16_layers(body, s, 0, layers);
+    const ChunkCosts lc = model.chunk_costs(body);
+    const Seconds f = lc.forward.duration() * (1.0 / layers), b = lc.backward.duration() * (1.0 / layers);
+    const Seconds copy(bytes / n / off.bandwidth.value());
+    off.forward = offload_forward_time(layers, n, f, copy);
+    off.backward = offload_backward_time(layers, n, b, copy);
+    // HBM traffic: a copy engine reads (forward) or writes (backward) HBM at the link rate while its copy
+    // runs; the memory-bound kernels under it lose that share of HBM bandwidth - the HBM term of
+    // overlap_slowdown (roofline.hpp) with one pass of the bytes (a copy engine holds no SMs and stages
+    // nothing, unlike NCCL).
+    const DeviceSpec& d = s.cluster.node.device;
+    const double hbm = d.memory_bandwidth.value() * d.efficiency.memory_efficiency;
+    const double share = hbm > 0.0 ? std::min(1.0, off.bandwidth.value() / hbm) : 0.0;
+    auto slowed = [&](const OpCost& c, Seconds busy, Seconds pass) {
+      const double cb = c.compute.value() > 0.0 ? std::clamp(c.compute_bound.value() / c.compute.value(), 0.0, 1.0) : 1.0;
+      return std::min(busy, pass) * ((1.0 - cb) * share);
+    };
+    const Seconds sf = slowed(g.costs[0], off.forward.busy, lc.forward.compute);
+    const Seconds sb = slowed(g.costs[1], off.backward.busy, lc.backward.compute);
+    off.hbm_slowdown = sf + sb;
+    g.costs[0].offload += off.forward.exposed;
+    g.costs[0].compute += sf;
+    g.costs[0].overlap_slowdown += sf;
+    for (std::size_t k : {std::size_t{1}, std::size_t{2}}) {  // fused B + W, and a split B
+      g.costs[k].offload += off.backward.exposed;
+      g.costs[k].compute += sb;
+      g.costs[k].overlap_slowdown += sb;
+    }
+    g.offload = off;
+  }
+
   // Weight streaming (wafer-scale systems, pp = tp = cp = 1 by sim/config): each micro-batch's forward
   // and backward take Σ max(compute, stream) over the model's pieces; the part not hidden is charged to
   // the op as data-parallel communication (the stream is the data-parallel fabric).

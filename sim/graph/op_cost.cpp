@@ -23,6 +23,7 @@ OpCost& OpCost::operator+=(const OpCost& o) {
   ep_comm += o.ep_comm;
   pp_comm += o.pp_comm;
   overlap_slowdown += o.overlap_slowdown;
+  offload += o.offload;
   model_flops += o.model_flops;
   hardware_flops += o.hardware_flops;
   ep_passes += o.ep_passes;
@@ -43,6 +44,7 @@ OpCost operator*(const OpCost& c, double k) {
   r.ep_comm = c.ep_comm * k;
   r.pp_comm = c.pp_comm * k;
   r.overlap_slowdown = c.overlap_slowdown * k;
+  r.offload = c.offload * k;
   r.model_flops = c.model_flops * k;
   r.hardware_flops = c.hardware_flops * k;
   r.ep_passes = c.ep_passes * k;

@@ -25,6 +25,7 @@ struct OpCost {
   Seconds ep_comm{0};           // MoE dispatch/combine all-to-alls (and expert-TP gathers) not hidden
   Seconds pp_comm{0};           // blocking pipeline sends/receives run on the op's stream (pipeline_p2p deepspeed)
   Seconds overlap_slowdown{0};  // part of `compute`: kernels slowed by collectives running under them
+  Seconds offload{0};           // waits for activation offload copies (host link) not hidden under the layers
   Flops model_flops{0};         // counted for MFU (no recomputation)
   Flops hardware_flops{0};      // model FLOPs + recomputed FLOPs (HFU convention)
   double ep_passes = 0;  // MoE layer passes with a dispatch + combine all-to-all (recomputation included)
@@ -34,7 +35,7 @@ struct OpCost {
   Seconds cp_hidden{0};
   Seconds dp_hidden{0};
 
-  [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm + ep_comm + pp_comm; }
+  [[nodiscard]] Seconds duration() const { return compute + tp_comm + cp_comm + dp_comm + ep_comm + pp_comm + offload; }
   OpCost& operator+=(const OpCost& o);
   friend OpCost operator*(const OpCost& c, double k);
 };

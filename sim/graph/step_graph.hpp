@@ -15,6 +15,7 @@
 
 #include <optional>
 
+#include "models/activation_offload.hpp"
 #include "models/weight_streaming.hpp"
 #include "schedules/pipeline_schedule.hpp"
 #include "sim/graph/op_cost.hpp"
@@ -63,6 +64,18 @@ struct StreamingStep {
   Bytes largest_piece_grads{0};
 };
 
+/// Activation offloading (models/activation_offload.hpp) of a pp = 1 step: per micro-batch figures, as
+/// the graph's forward and backward ops carry them (OpCost::offload).
+struct OffloadStep {
+  int layers = 0;                 // offloaded layers (the model's first)
+  Bytes bytes_per_microbatch{0};  // copied out in the forward and back in the backward, per device
+  BytesPerSecond bandwidth{0};    // host link per device, per direction, as reached
+  OffloadPassTime forward;        // per micro-batch
+  OffloadPassTime backward;       // per micro-batch
+  Seconds hbm_slowdown{0};        // per micro-batch: kernels slowed by the copies' HBM traffic
+  int microbatches = 0;
+};
+
 /// The schedule's pipeline ops in an order in which each comes after its dependency and after its
 /// predecessor on its stage's compute stream, for evaluate_timeline's straight walk (StepGraph::
 /// pipeline_order). Depends on the schedule alone; shared by all graphs of one schedule.
@@ -95,6 +108,7 @@ struct StepGraph {
   Seconds moe_all_to_all{0};
   double moe_load = 1.0;
   std::optional<StreamingStep> streaming;  // wafer-scale systems (weight streaming)
+  std::optional<OffloadStep> offload;      // training.activation_offload_layers > 0
   /// Set by build_step_graph: nodes [0, pipeline_order->steps.size()) are the schedule's forward/backward
   /// ops, each on its stage's compute stream, and this lists them in an order in which every node comes
   /// after its dependency and after the nodes before it on its stream. Shared by all graphs of one

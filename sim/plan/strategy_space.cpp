@@ -58,6 +58,9 @@ void add_training_choices(const Scenario& base, const SearchBounds& b, const Lay
         // Wafer-scale systems stream their weights and run data parallel only (docs/wafer_scale.md).
         const bool wafer = base.cluster.node.fabric == NodeFabric::wafer;
         if (wafer && (l.tp != 1 || l.pp != 1 || l.cp != 1 || zero != 0)) continue;
+        // Activation offloading (training.activation_offload_layers): Megatron-Core offloads only without
+        // pipeline parallelism and without recomputation (docs/model.md), so the search keeps those.
+        if (base.training.activation_offload_layers > 0 && (l.pp != 1 || rc != Recompute::none)) continue;
         for (const auto& [ep, etp] : experts) {
           if (wafer && ep != 1) continue;
           for (int sp = 0; sp < (l.tp > 1 && b.vary_sequence_parallel && !moe.enabled() ? 2 : 1); ++sp) {

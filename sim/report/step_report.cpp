@@ -217,6 +217,17 @@ void step_report_fields(const Scenario& s, const StepResult& r, ReportSink& out)
   out.put("memory", "total_bytes", m.total().value());
   out.put("memory", "weights_bytes", m.weights.value());
   out.put("", "mfu", r.mfu);
+  if (r.offload) {
+    const OffloadResult& o = *r.offload;
+    out.put("", "activation_offload",
+            {{"layers", o.layers},
+             {"device_bytes_saved", o.device_bytes_saved.value()},
+             {"host_bytes_per_step", o.host_bytes_per_step.value()},
+             {"host_link_bytes_per_s", o.bandwidth.value()},
+             {"copy_s", o.copy_time.value()},
+             {"exposed_s", o.exposed.value()},
+             {"hbm_slowdown_s", o.hbm_slowdown.value()}});
+  }
   if (s.training.precision == Precision::fp4) out.put("", "mfu_note", kFp4MfuNote);
   // The split a pipeline_split rule gave at this pp·vp (the experiment echo carries only the rule).
   if (!s.parallelism.pipeline_split.empty() && !s.parallelism.pipeline_layers.empty()) {
@@ -421,6 +432,13 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   line("total", fmt::format("{} of {} — {}", gib(r.memory.total()), gib(r.memory_capacity),
                             headroom >= 0 ? fmt::format("fits, {} free", gib(Bytes(headroom)))
                                    : fmt::format("DOES NOT FIT by {}", gib(Bytes(-headroom)))));
+  if (r.offload) {
+    const OffloadResult& o = *r.offload;
+    line("activation offload",
+         fmt::format("{} layers' activations in host memory ({} off the device); {} per device each way per step "
+                     "over the host link at {:.1f} GB/s",
+                     o.layers, gib(o.device_bytes_saved), gib(o.host_bytes_per_step), o.bandwidth.value() / 1e9));
+  }
   out += fmt::format("communication exposed (critical stage {})\n", r.critical_stage);
   line("tensor parallel", secs(r.comm_exposed.tp));
   line("pipeline parallel", secs(r.comm_exposed.pp));
@@ -431,6 +449,11 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
          fmt::format("{} (all-to-all; one dispatch {} per layer pass on the busiest rank, expert load {:.2f} x mean)",
                      secs(r.comm_exposed.ep), secs(r.graph ? r.graph->moe_all_to_all : Seconds(0)),
                      r.graph ? r.graph->moe_load : 1.0));
+  }
+  if (r.offload) {
+    line("activation offload exposed",
+         fmt::format("{} (copies {} per step; HBM slowdown {})", secs(r.offload->exposed),
+                     secs(r.offload->copy_time), secs(r.offload->hbm_slowdown)));
   }
   line("compute slowed by overlap",
        secs(r.stages[static_cast<std::size_t>(r.critical_stage)].overlap_slowdown));

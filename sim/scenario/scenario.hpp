@@ -203,6 +203,10 @@ struct TrainingSpec {
   // DeepSeek-V3 §3.2.3: RMSNorm outputs and MLA up-projections are recomputed in the backward instead
   // of stored.
   bool recompute_norm_mla_up = false;
+  // Megatron-Core CPU offloading (cpu_offloading, cpu_offloading_num_layers; Transformer Engine
+  // cpu_offload.py DefaultOffloadSynchronizer): the activations of the first n transformer layers are
+  // copied to host memory during the forward and reloaded during the backward (docs/model.md).
+  int activation_offload_layers = 0;
 
   [[nodiscard]] int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
   GradientCompression compression;              // DP gradient compression (`compression` section)

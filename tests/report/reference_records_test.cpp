@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -1505,4 +1506,33 @@ TEST_CASE("values the reader used to set silently are printed as assumptions") {
   CHECK(mentions(only_case(read(r)).assumptions, "mfu peak = the device catalog's dense peak"));
   r["measured"]["peak_tflops_used"] = 989;
   CHECK_FALSE(mentions(only_case(read(r)).assumptions, "mfu peak"));
+}
+
+TEST_CASE("parallelism.activation_offload_layers reads through to the experiment, null assumes nothing, refusals skip") {
+  json r = base_record();
+  r["parallelism"]["recompute"] = "none";
+  // Null (or absent): no offloading, the experiment default, and no assumption line about it.
+  r["parallelism"]["activation_offload_layers"] = nullptr;
+  const auto& none = only_case(read(r));
+  CHECK(!none.experiment["training"].contains("activation_offload_layers"));
+  for (const auto& a : none.assumptions) CHECK(a.find("offload") == std::string::npos);
+  // Stated: it reaches the experiment, uses less memory and the row still predicts.
+  r["parallelism"]["activation_offload_layers"] = 16;
+  const auto& stated = only_case(read(r));
+  CHECK(stated.experiment["training"]["activation_offload_layers"] == 16);
+  const ValidationResult v = run_validation(read(r), kPaths);
+  REQUIRE(v.rows.size() == 1);
+  CHECK(std::isfinite(v.rows.front().predicted));
+  // A record Megatron-Core would refuse (offloading with pipeline parallelism) is skipped with the reason.
+  r["parallelism"]["tp"] = 1;
+  r["parallelism"]["pp"] = 2;
+  const ValidationResult skipped = run_validation(read(r), kPaths);
+  CHECK(skipped.rows.empty());
+  REQUIRE(skipped.skipped.size() == 1);
+  INFO(skipped.skipped.front().reason);
+  CHECK(skipped.skipped.front().reason.find("activation offloading with pp = 2") != std::string::npos);
+  CHECK(skipped.skipped.front().reason.find("pipeline parallelism") != std::string::npos);
+  // A wrong type is a located error.
+  r["parallelism"]["activation_offload_layers"] = "some";
+  CHECK_THROWS_AS(read(r), ConfigError);
 }

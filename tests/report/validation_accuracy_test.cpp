@@ -70,7 +70,7 @@ constexpr Gate kGates[] = {
     {"test", "nemo-perf-summary-24.07", 13, 7.5, 25.0},
     {"test", "nemo-perf-summary-25.02", 8, 18.0, 35.5},
     {"test", "nemo-perf-summary-25.04", 7, 11.0, 18.5},
-    {"test", "nemo-perf-summary-25.07", 3, 12.5, 23.5},
+    {"test", "nemo-perf-summary-25.07", 3, 12.5, 23.0},
     {"test", "nemotron4_15b_2024", 3, 7.0, 13.5},
     {"test", "nemotron4_340b_2024", 3, 12.0, 13.0},
     {"test", "torchtitan-benchmarks-asynctp-h100-202506", 12, 5.0, 8.0},
@@ -95,7 +95,7 @@ struct Counts {
 };
 constexpr Counts kCounts[] = {
     // BEGIN COUNTS (tools/accuracy_tables.py --write)
-    {"test", 43, 78, 89},
+    {"test", 43, 78, 88},
     {"calibration", 0, 12, 1},
     // END COUNTS
 };

@@ -870,6 +870,16 @@ class CaseMaker {
       if (rng.chance(0.2)) tr["fp8_activation_cache"] = rng.chance(0.5);
     }
     if (tr.contains("precision")) targets.push_back("/training/precision");
+    // A framework profile, with the keys its rules read (fsdp, zero_stage, overlap_grad_reduce) stated or not.
+    if (rng.chance(0.2)) {
+      e["profile"] = rng.pick(std::vector<std::string>{"megatron-lm-2021", "megatron-deepspeed-2021", "nemo-2025",
+                                                       "nemo-2025-07", "nemo-2026", "torchtitan-2025",
+                                                       "megatron-core-2024"});
+      if (rng.chance(0.4)) par["fsdp"] = rng.chance(0.5);
+      if (rng.chance(0.2)) tr["overlap_grad_reduce"] = rng.chance(0.5);
+      targets.push_back("/profile");
+      if (par.contains("fsdp")) targets.push_back("/parallelism/fsdp");
+    }
     Doc d{e, {}};
     // 0 (half the cases: the stated keys must reach the model too), 1 or 2 targeted mutations
     const std::size_t hits = rng.chance(0.5) ? 0 : 1 + rng.below(2);
@@ -925,6 +935,10 @@ class CaseMaker {
                                                 integer(model, "layers", 32), mtp);
         }
         if (rng.chance(0.2)) par["vocab_parallel"] = rng.pick(std::vector<std::string>{"none", "vocab-1", "vocab-2", "interlaced"});
+        if (rng.chance(0.2)) par["dp_overlap"] = rng.chance(0.5);
+        if (rng.chance(0.15)) par["fsdp"] = rng.pick(std::vector<json>{false, true, "shard_grad_op", "false"});
+        if (rng.chance(0.15))
+          rec["optimizer"] = rng.pick(std::vector<std::string>{"adam", "adamw", "lamb", "sgd", "muon", "adam-8bit"});
         if (rng.chance(0.2) && rec.contains("precision") && rec["precision"].is_object()) {
           rec["precision"]["compute"] = "fp8";
           rec["precision"]["fp8_recipe"] = rng.pick(std::vector<std::string>{"delayed", "tensorwise", "blockwise", "mxfp8", "current"});
@@ -938,7 +952,8 @@ class CaseMaker {
                             "/model/moe/capacity_factor", "/model/moe/moe_ffn_hidden", "/model/moe/first_k_dense",
                             "/model/moe/shared_experts", "/model/moe/moe_layer_freq", "/model/moe/router",
                             "/model/moe/max_nodes_per_token", "/model/layers", "/precision/fp8_recipe",
-                            "/precision/fp8_attention", "/precision/compute", "/model/moe"}) {
+                            "/precision/fp8_attention", "/precision/compute", "/model/moe",
+                            "/parallelism/dp_overlap", "/parallelism/fsdp", "/optimizer"}) {
         targets.push_back(at + p);
       }
       // a record drawn twice is refused for its duplicate id before anything else is read

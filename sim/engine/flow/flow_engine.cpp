@@ -243,7 +243,7 @@ void replayed_op_comm_exposure(const FlowJob& job, const FlowOptions& options, c
       const OpCost& c = g.costs[static_cast<std::size_t>(node.cost)];
       if (c.ep_passes > 0) continue;
       const NodeTiming& t = r.timeline[static_cast<std::size_t>(id)];
-      const Seconds kernels = max(Seconds(0), node.duration - (c.tp_comm + c.cp_comm + c.dp_comm));
+      const Seconds kernels = max(Seconds(0), node.duration - (c.tp_comm + c.cp_comm + c.dp_comm + c.offload));
       const Seconds extra = (t.end - t.start) - node.duration - kernels * (1.0 / slowest[st] - 1.0);
       const double tp = (c.tp_comm + c.tp_hidden).value(), cp = (c.cp_comm + c.cp_hidden).value(),
                    dp = (c.dp_comm + c.dp_hidden).value();
