@@ -565,7 +565,7 @@ void Checker::check_offload() {
     error(key, fmt::format("activation offloading is Transformer Engine's GPU mechanism; it is not modelled on a "
                            "\"{}\" node (wafer-scale systems stream weights, TPU hosts run JAX); offload 0 layers",
                            name_of(fabric_names(), s_.cluster.node.fabric)));
-  } else if (!s_.cluster.node.host_link && usable({"/cluster/node"})) {
+  } else if (!s_.cluster.node.host_link && usable({"/cluster/node", "/cluster/node/host_link"})) {
     error(key, fmt::format("node \"{}\" describes no link to host memory: add /cluster/node/host_link "
                            "({{\"bandwidth\": per device per direction, \"efficiency\"}}) to the node, or "
                            "offload 0 layers", s_.cluster.node.name));

@@ -79,8 +79,8 @@ constexpr Field kHostLinkFields[] = {
      .rule = QuantityRule::positive},
     {.key = "efficiency",
      .kind = FieldKind::number,
-     .doc = "fraction of the bandwidth a large pinned-memory copy reaches",
-     .fallback = "1",
+     .doc = "fraction of the bandwidth a large pinned-memory copy reaches (required: no default is assumed)",
+     .fallback = "required",
      .numbers = kFraction},
 };
 constexpr Section kHostLinkSection{"host_link", "/cluster/node/host_link",
@@ -300,7 +300,7 @@ NodeSpec read_node(ObjectReader& r) {
   if (auto hl = r.child("host_link")) {
     HostLinkSpec h;
     h.bandwidth = hl->require_quantity<BytesPerSecond>("bandwidth");
-    h.efficiency = hl->number("efficiency");
+    h.efficiency = hl->require_number("efficiency");
     hl->finish();
     n.host_link = h;
   }

@@ -435,9 +435,11 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
   if (r.offload) {
     const OffloadResult& o = *r.offload;
     line("activation offload",
-         fmt::format("{} layers' activations in host memory ({} off the device); {} per device each way per step "
-                     "over the host link at {:.1f} GB/s",
-                     o.layers, gib(o.device_bytes_saved), gib(o.host_bytes_per_step), o.bandwidth.value() / 1e9));
+         fmt::format("{} activations in host memory ({} off the device); {} per device each way per step "
+                     "over the host link at {:.4g} GB/s (the schedule of Transformer Engine 2.10 on; older "
+                     "releases keep one more layer: docs/model.md)",
+                     o.layers == 1 ? std::string("1 layer's") : fmt::format("{} layers'", o.layers),
+                     gib(o.device_bytes_saved), gib(o.host_bytes_per_step), o.bandwidth.value() / 1e9));
   }
   out += fmt::format("communication exposed (critical stage {})\n", r.critical_stage);
   line("tensor parallel", secs(r.comm_exposed.tp));

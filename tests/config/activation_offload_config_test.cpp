@@ -94,5 +94,25 @@ TEST_CASE("activation offloading refusals are one located message each", "[confi
     CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/host_link/bandwidth", "missing required key"));
     CHECK(ds.size() == 1);
   }
+  SECTION("a host link without an efficiency: required, no default is assumed") {
+    auto doc = offload_experiment(4);
+    doc["cluster"]["node"]["host_link"] = {{"bandwidth", "64 GB/s"}};
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/host_link/efficiency", "missing required key"));
+    CHECK(ds.size() == 1);
+  }
+  SECTION("a host link of the wrong type: one message, no follow-on") {
+    auto doc = offload_experiment(4);
+    doc["cluster"]["node"]["host_link"] = "fast";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/cluster/node/host_link", ""));
+    CHECK(ds.size() == 1);
+    doc["cluster"]["node"]["host_link"] = nullptr;
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(ds.size() == 1);
+  }
   CHECK(count_at(ds, kKey) <= 1);
 }
