@@ -880,6 +880,15 @@ class CaseMaker {
       targets.push_back("/profile");
       if (par.contains("fsdp")) targets.push_back("/parallelism/fsdp");
     }
+    // Activation offloading (refused with pp > 1 or recomputation; needs the node's host_link).
+    if (rng.chance(0.1)) {
+      tr["activation_offload_layers"] = rng.pick(std::vector<json>{0, 1, 4, 40, 1000, -1});
+      if (rng.chance(0.5)) {
+        par["pp"] = 1;
+        tr["recompute"] = "none";
+      }
+      targets.push_back("/training/activation_offload_layers");
+    }
     Doc d{e, {}};
     // 0 (half the cases: the stated keys must reach the model too), 1 or 2 targeted mutations
     const std::size_t hits = rng.chance(0.5) ? 0 : 1 + rng.below(2);
