@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -111,6 +113,31 @@ TEST_CASE("the README's counts of rows above 30 %, of skipped records and of row
     CHECK(above == c.above_30_pct);
     CHECK(skipped == c.skipped);
     CHECK(over == c.not_fitting);
+  }
+}
+
+TEST_CASE("the README's prose states the counts validate gives (rows above 30 %, skips, rows not fitting)") {
+  std::ifstream in(kRoot / "README.md");
+  REQUIRE(in);
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int rows = 0, above = 0, skipped = 0, over = 0, cal_rows = 0, cal_over = 0;
+  for (const ValidationRow& r : result().rows) {
+    if (r.split == "test") {
+      ++rows;
+      above += std::fabs(r.rel_error) > 0.30;
+      over += !r.fits_memory;
+    } else if (r.split == "calibration") {
+      ++cal_rows;
+      cal_over += !r.fits_memory;
+    }
+  }
+  for (const auto& s : result().skipped) skipped += s.split == "test";
+  for (const std::string& claim :
+       {fmt::format("{} rows are above 30 %", above), fmt::format("{} test records are skipped", skipped),
+        fmt::format("**{} of the {}** test-split configurations ({} of {} in calibration)", over, rows, cal_over,
+                    cal_rows)}) {
+    INFO(claim);
+    CHECK(readme.find(claim) != std::string::npos);
   }
 }
 
