@@ -420,9 +420,7 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
   const bool zero3 = int_or(par, "zero_stage", 0) == 3 || bool_or(par, "fsdp", false);
   // with-zero3: DeepSpeed overlaps only under ZeRO-3, and its pipeline engine (which refuses ZeRO-2/3)
   // reduces after the last micro-batch.
-  if (p.overlap_grad_reduce)
-    put(train, "overlap_grad_reduce",
-        *p.overlap_grad_reduce == "on" || (*p.overlap_grad_reduce == "with-zero3" && zero3 && pp == 1));
+  if (p.overlap_grad_reduce) put(train, "overlap_grad_reduce", p.overlaps_grad_reduce(zero3, pp));
   if (p.pipeline_p2p && pp > 1) put(par, "pipeline_p2p", *p.pipeline_p2p);
   if (zero3 && p.dp_collective_zero3) {
     put(par, "dp_collective", *p.dp_collective_zero3);

@@ -59,6 +59,12 @@ struct FrameworkProfile {
   nlohmann::json gradient_precision = nlohmann::json::object();  // compute precision -> reduce precision
   nlohmann::json model = nlohmann::json::object();  // architecture defaults (mlp, norm, position, ...)
   std::vector<std::string> sources;                 // one citation per default, as written in the file
+
+  /// The overlap_grad_reduce rule (set) applied to a run: "with-zero3" overlaps only under ZeRO-3 without a
+  /// pipeline (DeepSpeed's overlap_comm default; its pipeline engine reduces after the last micro-batch).
+  [[nodiscard]] bool overlaps_grad_reduce(bool zero3, int stages) const {
+    return *overlap_grad_reduce == "on" || (*overlap_grad_reduce == "with-zero3" && zero3 && stages == 1);
+  }
 };
 
 /// Reads every profiles/*.json under the catalog roots (first root wins per name), strictly: unknown

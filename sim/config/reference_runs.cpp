@@ -1013,11 +1013,11 @@ class Builder {
     if (rec_.dp_overlap) {
       train_["overlap_grad_reduce"] = *rec_.dp_overlap;
     } else if (dp_ > 1 && profile_ && profile_->overlap_grad_reduce) {
-      const std::string& rule = *profile_->overlap_grad_reduce;
-      const bool on = rule == "on" || (rule == "with-zero3" && zero_ == 3 && pp_ == 1);
+      const bool on = profile_->overlaps_grad_reduce(zero_ == 3, pp_);
       train_["overlap_grad_reduce"] = on;
       assume(fmt::format("overlap_grad_reduce = {} (not stated; {} default{})", on ? "on" : "off", profile_->name,
-                         rule == "with-zero3" ? ": on only with ZeRO-3 and no pipeline" : ""));
+                         *profile_->overlap_grad_reduce == "with-zero3" ? ": on only with ZeRO-3 and no pipeline"
+                                                                        : ""));
     } else if (dp_ > 1) {
       assume("overlap_grad_reduce = on (not stated; experiment default: gradient buckets reduced during the "
              "backward)");
