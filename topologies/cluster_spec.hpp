@@ -57,6 +57,9 @@ struct NodeSpec {
   LinkSpec intra;                // per device into the node fabric (e.g. NVLink 300 GB/s per direction)
   int nics = 8;                  // scale-out NICs per node, >= 0
   LinkSpec nic;                  // per NIC
+  /// NICs of a node one NCCL communicator's inter-node traffic leaves through, 1..nics; 0 = every NIC
+  /// its ranks sit next to (the default). A measured fabric property (NCCL INFO channel lines).
+  int nics_per_communicator = 0;
   Watts host_power{0};           // CPUs, DRAM, fans, PSU losses per node (energy issue)
   // Explicit node-fabric keys (docs/topologies.md); absent = the derived defaults.
   std::vector<MeshLink> nvlink_mesh;   // nvlink-mesh: connected pairs; empty = DGX-1V hybrid cube-mesh

@@ -42,6 +42,7 @@ struct PhaseRequest {
   std::vector<int> torus_dims;  // the cluster's torus dims when the network is a torus, else empty
   bool sharp_network = false;    // the scale-out switches reduce in-network (InfiniBand SHARP)
   bool nvls_switch = true;       // the NVSwitches reduce in-network (NVLink SHARP, NVSwitch 3+)
+  int communicator_nics = 0;     // NICs of a node one communicator's inter-node traffic uses; 0: all
 };
 
 /// Why `a` cannot run `r.op` on this group and graph, or nullopt if it can (automatic: never).

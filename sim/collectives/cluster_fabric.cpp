@@ -30,6 +30,7 @@ ClusterFabric cluster_fabric(const ClusterSpec& c) {
   e.sharp = c.comm.sharp_efficiency > 0.0 ? c.comm.sharp_efficiency : 1.0;
   f.options.sharp_network = c.comm.sharp_efficiency > 0.0;
   f.options.nvls = c.comm.nvls_efficiency > 0.0;
+  f.options.communicator_nics = c.node.nics_per_communicator;
   return f;
 }
 

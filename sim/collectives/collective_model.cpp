@@ -36,6 +36,7 @@ PhaseRequest CollectiveModel::phase_request(const CollectiveRequest& r) const {
   p.torus_dims = torus_dims_;
   p.sharp_network = options_.sharp_network;
   p.nvls_switch = options_.nvls;
+  p.communicator_nics = options_.communicator_nics;
   for (int rank : r.ranks) {
     if (rank < 0 || rank >= graph_.device_count()) {
       throw std::invalid_argument("rank " + std::to_string(rank) + " is outside the cluster's " +

@@ -41,6 +41,9 @@ struct CollectiveModelOptions {
   LinkEfficiency efficiency;
   bool sharp_network = false;  // scale-out switches reduce in-network (InfiniBand SHARP)
   bool nvls = false;           // NVSwitches reduce in-network (NVLink SHARP)
+  /// NICs of a node one communicator's inter-node traffic leaves through (the node catalog's
+  /// nics_per_communicator); 0: every NIC its ranks sit next to (hierarchical_phases).
+  int communicator_nics = 0;
 };
 
 class CollectiveModel {

@@ -80,6 +80,96 @@ std::vector<std::vector<int>> lines(const Dimensions& d, std::size_t dim) {
   return out;
 }
 
+// The node's leaders when one communicator may use only `nics` of the node's NICs (NCCL's rings of one
+// communicator leave and enter a node through as many NICs as they have node crossings; the node catalog's
+// `nics_per_communicator`): positions into each node's local ranks (d.order, k per node), chosen on the
+// first node from its highest-numbered device down, one per NIC not yet taken (NCCL's intra-node ring
+// ends at the last device, which sends to the next node), applied to every node. Empty when the group's
+// local ranks already use no more than `nics` NICs.
+std::vector<int> leader_positions(const TopologyGraph& g, const Dimensions& d, int nics) {
+  const auto k = static_cast<std::size_t>(d.sizes[0]);
+  std::vector<int> taken;
+  std::vector<int> positions;
+  for (std::size_t i = 0; i < k; ++i) {
+    const int nic = g.nic_of_device(d.order[i]);
+    if (std::find(taken.begin(), taken.end(), nic) == taken.end()) taken.push_back(nic);
+  }
+  if (static_cast<int>(taken.size()) <= nics) return positions;
+  taken.clear();
+  for (std::size_t i = k; i-- > 0 && static_cast<int>(positions.size()) < nics;) {
+    const int nic = g.nic_of_device(d.order[i]);
+    if (std::find(taken.begin(), taken.end(), nic) != taken.end()) continue;
+    taken.push_back(nic);
+    positions.push_back(static_cast<int>(i));
+  }
+  std::sort(positions.begin(), positions.end());
+  return positions;
+}
+
+// Two-level algorithm through `leaders` (positions) per node: the node reduce-scatters as usual, each
+// rank hands its shard to a leader (non-leaders to leaders in turn), the leaders all-reduce their k/c
+// shards across the nodes (c rings of S/c), and the way back mirrors it. Reduce-scatter stops after the
+// leaders' inter-node reduce-scatter and hands each rank its piece; all-gather runs the mirror of that.
+std::vector<Phase> leader_phases(const Dimensions& d, const std::vector<int>& leaders, CollectiveOp op,
+                                 double bytes) {
+  const int k = d.sizes[0];
+  const int nodes = d.sizes[1];
+  const auto c = static_cast<int>(leaders.size());
+  const auto rank_at = [&](int node, int pos) { return d.order[static_cast<std::size_t>(node * k + pos)]; };
+  // Each local position's leader (a leader leads itself).
+  std::vector<int> lead(static_cast<std::size_t>(k));
+  int next = 0;
+  for (int pos = 0; pos < k; ++pos) {
+    const auto it = std::find(leaders.begin(), leaders.end(), pos);
+    lead[static_cast<std::size_t>(pos)] =
+        it != leaders.end() ? pos : leaders[static_cast<std::size_t>(next++ % c)];
+  }
+  std::vector<std::vector<int>> node_lines;
+  std::vector<std::vector<int>> leader_lines(static_cast<std::size_t>(c));
+  for (int n = 0; n < nodes; ++n) {
+    std::vector<int> line;
+    for (int pos = 0; pos < k; ++pos) line.push_back(rank_at(n, pos));
+    node_lines.push_back(std::move(line));
+    for (int i = 0; i < c; ++i) leader_lines[static_cast<std::size_t>(i)].push_back(rank_at(n, leaders[static_cast<std::size_t>(i)]));
+  }
+  // Every non-leader exchanges `share` bytes with its leader (to it: towards true).
+  const auto hand = [&](double share, bool towards, const std::string& what) {
+    Phase p;
+    p.name = what;
+    p.latency_steps = 1;
+    for (int n = 0; n < nodes; ++n) {
+      for (int pos = 0; pos < k; ++pos) {
+        const int l = lead[static_cast<std::size_t>(pos)];
+        if (l == pos) continue;
+        const int a = rank_at(n, pos), b = rank_at(n, l);
+        p.transfers.push_back(towards ? Transfer{a, b, share} : Transfer{b, a, share});
+      }
+    }
+    return p;
+  };
+  const double S = bytes;
+  const double piece = S / (static_cast<double>(k) * nodes);  // one rank's reduce-scatter result
+  std::vector<Phase> out;
+  if (op == CollectiveOp::all_gather) {
+    out.push_back(hand(piece, true, "all-gather: pieces to the node's leaders"));
+    out.push_back(ring_pass(leader_lines, S / c, "all-gather across nodes (leaders)"));
+    out.push_back(hand(S / k, false, "all-gather: leaders to their ranks"));
+    out.push_back(ring_pass(node_lines, S, "all-gather dim 0"));
+    return out;
+  }
+  out.push_back(ring_pass(node_lines, S, "reduce-scatter dim 0"));
+  out.push_back(hand(S / k, true, "reduce-scatter: shards to the node's leaders"));
+  out.push_back(ring_pass(leader_lines, S / c, "reduce-scatter across nodes (leaders)"));
+  if (op == CollectiveOp::reduce_scatter) {
+    out.push_back(hand(piece, false, "reduce-scatter: leaders to their ranks"));
+    return out;
+  }
+  out.push_back(ring_pass(leader_lines, S / c, "all-gather across nodes (leaders)"));
+  out.push_back(hand(S / k, false, "all-gather: leaders to their ranks"));
+  out.push_back(ring_pass(node_lines, S, "all-gather dim 0"));
+  return out;
+}
+
 }  // namespace
 
 std::vector<Phase> hierarchical_phases(const TopologyGraph& g, const PhaseRequest& r) {
@@ -111,6 +201,10 @@ std::vector<Phase> hierarchical_phases(const TopologyGraph& g, const PhaseReques
     for (std::size_t s = 0; scatter && s < dn; ++s) out.push_back(pass(s, "reduce-scatter"));
     for (std::size_t s = dn; gather && s-- > 0;) out.push_back(pass(s, "all-gather"));
     return out;
+  }
+  if (r.communicator_nics > 0 && d.sizes.size() == 2 && d.sizes[0] > 1 && d.sizes[1] > 1 && !d.bidirectional) {
+    const std::vector<int> leaders = leader_positions(g, d, r.communicator_nics);
+    if (!leaders.empty()) return leader_phases(d, leaders, r.op, r.bytes);
   }
   std::vector<double> level_bytes;  // buffer each line works on at dimension i
   double b = r.bytes;

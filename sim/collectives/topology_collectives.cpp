@@ -87,6 +87,7 @@ std::string topology_key(const ClusterFabric& f, bool bandwidths = true) {
   }
   k.add(o.sharp_network);
   k.add(o.nvls);
+  k.add(o.communicator_nics);
   return k.take();
 }
 

@@ -143,6 +143,13 @@ constexpr Field kNodeFields[] = {
      .kind = FieldKind::object,
      .doc = "one scale-out NIC (\"200 Gb/s\"); required if nics > 0",
      .section = &kNodeLinkSection},
+    {.key = "nics_per_communicator",
+     .kind = FieldKind::integer,
+     .doc = "how many of the node's NICs one NCCL communicator's inter-node traffic leaves through (its rings' "
+            "node crossings, as NCCL INFO 'via NET/...' channel lines show); its hierarchical collectives then "
+            "funnel through that many leader devices per node, while concurrent communicators use the other NICs",
+     .fallback = "derived: every NIC the communicator's ranks sit next to",
+     .ints = {.min = 1}},
     {.key = "nvlink_mesh",
      .kind = FieldKind::choice,
      .doc = "nvlink-mesh only: connected device pairs and NVLink lane counts, or a preset",
@@ -285,6 +292,13 @@ NodeSpec read_node(ObjectReader& r) {
     nic->finish();
   } else if (n.nics > 0 && r.valid() && !r.has("nic")) {
     r.error("nic", fmt::format("missing required key (nics is {}, so the NIC must be described)", n.nics));
+  }
+  if (r.has("nics_per_communicator")) {
+    n.nics_per_communicator = r.integer("nics_per_communicator", 0);
+    if (r.valid() && n.nics_per_communicator > n.nics) {
+      r.error("nics_per_communicator",
+              fmt::format("{} is more than the node's {} NICs", n.nics_per_communicator, n.nics));
+    }
   }
   read_node_shape(r, n);
   n.host_power = r.quantity<Watts>("host_power");

@@ -115,6 +115,7 @@ nlohmann::json node_to_json(const NodeSpec& n) {
                       {"nics", n.nics},
                       {"host_power", text(n.host_power.value(), Dimension::power)}};
   if (n.nics > 0) j["nic"] = link_to_json(n.nic);
+  if (n.nics_per_communicator > 0) j["nics_per_communicator"] = n.nics_per_communicator;
   if (!n.nvlink_mesh.empty()) {
     nlohmann::json mesh = nlohmann::json::array();
     for (const MeshLink& m : n.nvlink_mesh) mesh.push_back({m.a, m.b, m.lanes});

@@ -150,7 +150,8 @@ const std::vector<std::string> kSetPointers = {
     "/compression/scheme", "/training/precision", "/parallelism/schedule", "/cluster/network/topology",
     "/cluster/network/oversubscription", "/model/layers", "/model/hidden", "/engine", "/run/duration",
     "/energy/pue", "/nonexistent/key", "/training/recompute", "/cluster/node/devices_per_node",
-    "/jobs/0/nodes", "/parallelism/ep", "/cluster/network/groups", "/run/monte_carlo/samples"};
+    "/jobs/0/nodes", "/parallelism/ep", "/cluster/network/groups", "/run/monte_carlo/samples",
+    "/cluster/node/nics_per_communicator"};
 const std::vector<std::string> kSetValues = {
     "0", "-1", "1", "3", "1e999", "1e308", "2147483648", "nan", "\"1e308 GB\"", "\"1e308 Tb/s\"", "\"-5 GB/s\"",
     "\"powersgd\"", "\"fp8\"", "\"flow\"", "true", "null", "[]", "{}", "\"\"", "1.5", "\"interleaved-1f1b\"",

@@ -1,0 +1,130 @@
+// nics_per_communicator (the node catalog's key; CollectiveModelOptions::communicator_nics): one NCCL
+// communicator's inter-node traffic leaves a node through that many NICs, so a hierarchical collective
+// funnels through as many leader devices per node; concurrent communicators use the other NICs.
+#include "tests/catch.hpp"
+
+#include <set>
+
+#include "sim/collectives/collective_model.hpp"
+#include "sim/collectives/topology_collectives.hpp"
+#include "tests/collectives/collective_test_support.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+// Jean Zay's A100 nodes: 8 GPUs on NVSwitch (300 GB/s), 4 NICs of 12.5 GB/s (device j uses NIC j/2), a
+// fat tree that is not rail-optimized.
+ClusterTopologySpec four_nic_nodes(int nodes) {
+  ClusterTopologySpec c;
+  c.nodes = nodes;
+  c.node.kind = NodeFabricKind::nvswitch;
+  c.node.devices_per_node = 8;
+  c.node.link = link_of(300e9, 3e-6);
+  c.node.nics = 4;
+  c.node.nic = link_of(12.5e9, 5e-6);
+  c.node.nic_attach = link_of(25e9, 0.0);
+  c.network = NetworkKind::fat_tree;
+  c.fat_tree.tiers = 2;
+  c.fat_tree.radix = 64;  // the 16 NICs share one leaf: no ECMP collisions above them
+  c.fat_tree.oversubscription = {1.0};
+  c.fat_tree.rail_optimized = false;
+  c.fat_tree.leaf_spine = link_of(12.5e9, 1e-6);
+  return c;
+}
+
+CollectiveModelOptions one_nic() {
+  CollectiveModelOptions o;
+  o.communicator_nics = 1;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("one communicator on one NIC per node: the whole buffer crosses the nodes through one leader",
+          "[collectives]") {
+  const double S = 4e9;
+  const CollectiveModel all(four_nic_nodes(4), {});
+  const CollectiveModel one(four_nic_nodes(4), one_nic());
+  const auto spread = all.estimate(request(CollectiveOp::all_reduce, S, 32, CollectiveAlgorithm::hierarchical));
+  const auto funnel = one.estimate(request(CollectiveOp::all_reduce, S, 32, CollectiveAlgorithm::hierarchical));
+  // Default: 8 inter-node rings of S/8, two per NIC: (3/4)·(S/8)·2 / 12.5 GB/s per phase.
+  REQUIRE(spread.phases.size() == 4);
+  CHECK(spread.phases[1].cost.bandwidth.value() == Approx(0.75 * S / 4.0 / 12.5e9));
+  // One NIC: node reduce-scatter, hand-off to the leader, leaders' reduce-scatter and all-gather of S
+  // across the 4 nodes, hand-back, node all-gather; the leaders' phases carry (3/4)·S through one NIC.
+  REQUIRE(funnel.phases.size() == 6);
+  CHECK(funnel.phases[2].cost.bandwidth.value() == Approx(0.75 * S / 12.5e9));
+  CHECK(funnel.phases[3].cost.bandwidth.value() == Approx(0.75 * S / 12.5e9));
+  CHECK(one.graph().link(funnel.phases[2].cost.bottleneck).kind == LinkKind::nic_uplink);
+  // The leader is the node's last device (NCCL's intra-node ring ends there and sends to the next node):
+  // every hand-off goes to devices 7, 15, 23, 31.
+  const auto phases = one.phases(request(CollectiveOp::all_reduce, S, 32, CollectiveAlgorithm::hierarchical),
+                                 CollectiveAlgorithm::hierarchical);
+  REQUIRE(phases[1].name.find("to the node's leaders") != std::string::npos);
+  std::set<int> leaders;
+  for (const Transfer& t : phases[1].transfers) leaders.insert(t.dst);
+  CHECK(leaders == std::set<int>{7, 15, 23, 31});
+  CHECK(funnel.time > spread.time);
+}
+
+TEST_CASE("reduce-scatter and all-gather through the leaders move each rank's piece once", "[collectives]") {
+  const double S = 8e9;
+  const CollectiveModel one(four_nic_nodes(4), one_nic());
+  const auto rs = one.phases(request(CollectiveOp::reduce_scatter, S, 32, CollectiveAlgorithm::hierarchical),
+                             CollectiveAlgorithm::hierarchical);
+  const auto ag = one.phases(request(CollectiveOp::all_gather, S, 32, CollectiveAlgorithm::hierarchical),
+                             CollectiveAlgorithm::hierarchical);
+  REQUIRE(rs.size() == 4);
+  REQUIRE(ag.size() == 4);
+  // The last reduce-scatter phase hands each of the 7 other ranks of a node its S/32.
+  REQUIRE(rs[3].transfers.size() == 4 * 7);
+  for (const Transfer& t : rs[3].transfers) CHECK(t.bytes == Approx(S / 32));
+  // All-gather mirrors it: the pieces go to the leader first.
+  for (const Transfer& t : ag[0].transfers) CHECK(t.bytes == Approx(S / 32));
+  // The same bytes cross the nodes as in the leaders' reduce-scatter: (3/4)·S per leader.
+  double rs_cross = 0, ag_cross = 0;
+  for (const Transfer& t : rs[2].transfers) rs_cross += t.bytes;
+  for (const Transfer& t : ag[1].transfers) ag_cross += t.bytes;
+  CHECK(rs_cross == Approx(4 * 0.75 * S));
+  CHECK(ag_cross == Approx(rs_cross));
+}
+
+TEST_CASE("a group whose local ranks already sit on no more NICs than allowed runs the plain algorithm",
+          "[collectives]") {
+  // Devices 0 and 1 of each node share NIC 0: one NIC already.
+  const CollectiveModel all(four_nic_nodes(4), {});
+  const CollectiveModel one(four_nic_nodes(4), one_nic());
+  CollectiveRequest r = request(CollectiveOp::all_reduce, 1e9, 8, CollectiveAlgorithm::hierarchical);
+  r.ranks = {0, 1, 8, 9, 16, 17, 24, 25};
+  CHECK(one.estimate(r).time.value() == Approx(all.estimate(r).time.value()));
+  CHECK(one.estimate(r).phases.size() == 4);
+}
+
+TEST_CASE("concurrent communicators on one NIC each spread over the node's NICs", "[collectives]") {
+  // Four data-parallel groups of a TP-4 layout: group m holds devices m and m+4 of every node (NICs m/2
+  // and 2 + m/2). Without the limit each group uses both of its NICs; with one NIC per communicator each
+  // funnels through device m+4, so NICs 2 and 3 carry two groups' whole buffer each and NICs 0 and 1 none.
+  ClusterSpec c;
+  c.name = "jz";
+  c.nodes = 4;
+  c.node.devices_per_node = 8;
+  c.node.fabric = NodeFabric::nvswitch;
+  c.node.intra = {BytesPerSecond(300e9), Seconds(3e-6), 1.0};
+  c.node.nics = 4;
+  c.node.nic = {BytesPerSecond(12.5e9), Seconds(5e-6), 1.0};
+  c.network.topology = "fat-tree";
+  const ConcurrentGroups dp{.size = 8, .stride = 4, .first = 0, .count = 4, .group_stride = 1};
+  const CollectiveChoice hier{.algorithm = CollectiveAlgorithm::hierarchical};
+  const double spread = TopologyCollectives::of(c)->time(CollectiveOp::reduce_scatter, Bytes(8e9), dp, hier).value();
+  c.node.nics_per_communicator = 1;
+  const double funnel = TopologyCollectives::of(c)->time(CollectiveOp::reduce_scatter, Bytes(8e9), dp, hier).value();
+  c.node.nics_per_communicator = 2;
+  const double two = TopologyCollectives::of(c)->time(CollectiveOp::reduce_scatter, Bytes(8e9), dp, hier).value();
+  CHECK(two == Approx(spread));  // two NICs per group is what the layout uses anyway
+  // Inter-node: spread, each NIC carries two groups' S/2 lines, 2 · (3/4)(S/2); funnelled, NICs 2 and 3
+  // carry 2 · (3/4)·S, twice as much (the node phases and hand-offs add a little).
+  CHECK(funnel > spread * 1.5);
+  CHECK(funnel < spread * 2.5);
+}
