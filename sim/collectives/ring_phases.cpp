@@ -48,8 +48,37 @@ Phase chain(const std::vector<std::vector<int>>& rs, int root_rank, double bytes
 
 }  // namespace
 
+// With one communicator limited to `nics` NICs per node (nics_per_communicator): only the rings whose
+// node crossings leave through NICs not yet taken, at most `nics` of them, the last rings first (as the
+// hierarchical leaders: the highest local members). A ring's NIC is the sending device's at its first
+// node crossing; rings that never cross a node are all kept.
+static std::vector<std::vector<int>> limit_rings(const TopologyGraph& g, std::vector<std::vector<int>> rs, int nics) {
+  if (nics <= 0 || rs.size() < 2) return rs;
+  const int per_node = g.devices_per_node();
+  std::vector<int> taken;
+  std::vector<std::vector<int>> kept;
+  for (std::size_t i = rs.size(); i-- > 0;) {
+    const auto& ring = rs[i];
+    int nic = -1;
+    for (std::size_t j = 0; j < ring.size(); ++j) {
+      const int a = ring[j], b = ring[(j + 1) % ring.size()];
+      if (a / per_node != b / per_node) {
+        nic = g.nic_of_device(a);
+        break;
+      }
+    }
+    if (nic < 0) return rs;  // inside one node: no NIC to limit
+    if (std::find(taken.begin(), taken.end(), nic) != taken.end()) continue;
+    if (static_cast<int>(taken.size()) >= nics) continue;
+    taken.push_back(nic);
+    kept.push_back(ring);
+  }
+  std::reverse(kept.begin(), kept.end());
+  return kept;
+}
+
 std::vector<Phase> ring_phases(const TopologyGraph& g, const PhaseRequest& r) {
-  const auto rs = rings(g, r.ranks, r.ring_order);
+  const auto rs = limit_rings(g, rings(g, r.ranks, r.ring_order), r.communicator_nics);
   const int root = r.ranks[static_cast<std::size_t>(r.root)];
   const double share = r.bytes / static_cast<double>(rs.size());  // the rings split the buffer
   switch (r.op) {

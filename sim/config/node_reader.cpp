@@ -146,8 +146,9 @@ constexpr Field kNodeFields[] = {
     {.key = "nics_per_communicator",
      .kind = FieldKind::integer,
      .doc = "how many of the node's NICs one NCCL communicator's inter-node traffic leaves through (its rings' "
-            "node crossings, as NCCL INFO 'via NET/...' channel lines show); its hierarchical collectives then "
-            "funnel through that many leader devices per node, while concurrent communicators use the other NICs",
+            "node crossings, as NCCL INFO 'via NET/...' channel lines show); its ring collectives then keep that many "
+            "rings and its hierarchical ones funnel through that many leader devices per node, while concurrent "
+            "communicators use the other NICs",
      .fallback = "derived: every NIC the communicator's ranks sit next to",
      .ints = {.min = 1}},
     {.key = "nvlink_mesh",

@@ -128,3 +128,22 @@ TEST_CASE("concurrent communicators on one NIC each spread over the node's NICs"
   CHECK(funnel > spread * 1.5);
   CHECK(funnel < spread * 2.5);
 }
+
+TEST_CASE("the ring algorithm keeps one ring per allowed NIC, each carrying its share of the buffer",
+          "[collectives]") {
+  const double S = 4e9;
+  const CollectiveModel all(four_nic_nodes(4), {});
+  const CollectiveModel one(four_nic_nodes(4), one_nic());
+  const auto r = request(CollectiveOp::all_reduce, S, 32, CollectiveAlgorithm::ring);
+  const auto many = all.phases(r, CollectiveAlgorithm::ring);
+  const auto single = one.phases(r, CollectiveAlgorithm::ring);
+  REQUIRE(single.size() == 2);
+  // One ring of 32 ranks carrying S: 32 hops of (31/32)·S.
+  CHECK(single[0].transfers.size() == 32);
+  for (const Transfer& t : single[0].transfers) CHECK(t.bytes == Approx(31.0 / 32.0 * S));
+  CHECK(many[0].transfers.size() > single[0].transfers.size());
+  // Its node crossings all leave through one NIC per node: the bus bandwidth is one NIC's.
+  const auto e = one.estimate(r);
+  CHECK(e.busbw == Approx(12.5e9).epsilon(0.02));
+  CHECK(all.estimate(r).busbw > 2.0 * e.busbw);
+}
