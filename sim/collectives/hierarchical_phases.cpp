@@ -107,8 +107,9 @@ std::vector<int> leader_positions(const TopologyGraph& g, const Dimensions& d, i
 }
 
 // Two-level algorithm through `leaders` (positions) per node: the node reduce-scatters as usual, each
-// rank hands its shard to a leader (non-leaders to leaders in turn), the leaders all-reduce their k/c
-// shards across the nodes (c rings of S/c), and the way back mirrors it. Reduce-scatter stops after the
+// rank hands its shard to a leader (non-leaders to leaders in turn), the leaders all-reduce the shards
+// they hold across the nodes (c rings, each on its leader's shards: S/c when the leaders lead equally
+// many ranks), and the way back mirrors it. Reduce-scatter stops after the
 // leaders' inter-node reduce-scatter and hands each rank its piece; all-gather runs the mirror of that.
 std::vector<Phase> leader_phases(const Dimensions& d, const std::vector<int>& leaders, CollectiveOp op,
                                  double bytes) {
@@ -123,6 +124,12 @@ std::vector<Phase> leader_phases(const Dimensions& d, const std::vector<int>& le
     const auto it = std::find(leaders.begin(), leaders.end(), pos);
     lead[static_cast<std::size_t>(pos)] =
         it != leaders.end() ? pos : leaders[static_cast<std::size_t>(next++ % c)];
+  }
+  // Shards each leader holds after the hand-off (its own and those of the ranks it leads).
+  std::vector<double> led(static_cast<std::size_t>(c), 0.0);
+  for (int pos = 0; pos < k; ++pos) {
+    const auto it = std::find(leaders.begin(), leaders.end(), lead[static_cast<std::size_t>(pos)]);
+    led[static_cast<std::size_t>(it - leaders.begin())] += 1.0;
   }
   std::vector<std::vector<int>> node_lines;
   std::vector<std::vector<int>> leader_lines(static_cast<std::size_t>(c));
@@ -149,22 +156,34 @@ std::vector<Phase> leader_phases(const Dimensions& d, const std::vector<int>& le
   };
   const double S = bytes;
   const double piece = S / (static_cast<double>(k) * nodes);  // one rank's reduce-scatter result
+  // The leaders' rings across the nodes, all at once: leader i's ring works on its led[i] shards of S/k
+  // (leaders that lead more ranks carry more).
+  const auto across = [&](const std::string& what) {
+    Phase p;
+    p.name = what;
+    for (int i = 0; i < c; ++i) {
+      Phase one = ring_pass({leader_lines[static_cast<std::size_t>(i)]}, led[static_cast<std::size_t>(i)] * S / k, what);
+      p.latency_steps = std::max(p.latency_steps, one.latency_steps);
+      p.transfers.insert(p.transfers.end(), one.transfers.begin(), one.transfers.end());
+    }
+    return p;
+  };
   std::vector<Phase> out;
   if (op == CollectiveOp::all_gather) {
     out.push_back(hand(piece, true, "all-gather: pieces to the node's leaders"));
-    out.push_back(ring_pass(leader_lines, S / c, "all-gather across nodes (leaders)"));
+    out.push_back(across("all-gather across nodes (leaders)"));
     out.push_back(hand(S / k, false, "all-gather: leaders to their ranks"));
     out.push_back(ring_pass(node_lines, S, "all-gather dim 0"));
     return out;
   }
   out.push_back(ring_pass(node_lines, S, "reduce-scatter dim 0"));
   out.push_back(hand(S / k, true, "reduce-scatter: shards to the node's leaders"));
-  out.push_back(ring_pass(leader_lines, S / c, "reduce-scatter across nodes (leaders)"));
+  out.push_back(across("reduce-scatter across nodes (leaders)"));
   if (op == CollectiveOp::reduce_scatter) {
     out.push_back(hand(piece, false, "reduce-scatter: leaders to their ranks"));
     return out;
   }
-  out.push_back(ring_pass(leader_lines, S / c, "all-gather across nodes (leaders)"));
+  out.push_back(across("all-gather across nodes (leaders)"));
   out.push_back(hand(S / k, false, "all-gather: leaders to their ranks"));
   out.push_back(ring_pass(node_lines, S, "all-gather dim 0"));
   return out;

@@ -3,6 +3,7 @@
 // funnels through as many leader devices per node; concurrent communicators use the other NICs.
 #include "tests/catch.hpp"
 
+#include <map>
 #include <set>
 
 #include "sim/collectives/collective_model.hpp"
@@ -146,4 +147,32 @@ TEST_CASE("the ring algorithm keeps one ring per allowed NIC, each carrying its 
   const auto e = one.estimate(r);
   CHECK(e.busbw == Approx(12.5e9).epsilon(0.02));
   CHECK(all.estimate(r).busbw > 2.0 * e.busbw);
+}
+
+TEST_CASE("leaders that lead unequal numbers of ranks carry their own shards across the nodes", "[collectives]") {
+  // 8 ranks per node on 4 NICs, 3 allowed: leaders at devices 3, 5, 7 (NICs 1, 2, 3, highest first); the
+  // other ranks go to them in turn (0 -> 3, 1 -> 5, 2 -> 7, 4 -> 3, 6 -> 5), so devices 3 and 5 hold 3
+  // shards of S/8 and device 7 holds 2.
+  const double S = 8e9;
+  CollectiveModelOptions o;
+  o.communicator_nics = 3;
+  const CollectiveModel three(four_nic_nodes(4), o);
+  CollectiveModelOptions o4;
+  o4.communicator_nics = 4;
+  const CollectiveModel four(four_nic_nodes(4), o4);
+  const auto r = request(CollectiveOp::all_reduce, S, 32, CollectiveAlgorithm::hierarchical);
+  const auto phases = three.phases(r, CollectiveAlgorithm::hierarchical);
+  REQUIRE(phases.size() == 6);
+  std::map<int, double> sent;  // device of node 0 -> bytes it sends across the nodes
+  for (const Transfer& t : phases[2].transfers) {
+    if (t.src < 8) sent[t.src] += t.bytes;
+  }
+  REQUIRE(sent.size() == 3);
+  CHECK(sent[3] == Approx(0.75 * 3.0 / 8.0 * S));
+  CHECK(sent[5] == Approx(0.75 * 3.0 / 8.0 * S));
+  CHECK(sent[7] == Approx(0.75 * 2.0 / 8.0 * S));
+  // The busiest leader carries 3/8 of S: slower than four leaders of 2/8 each (the plain algorithm, since
+  // the group then uses no more NICs than allowed).
+  CHECK(three.estimate(r).phases[2].cost.bandwidth.value() == Approx(0.75 * 3.0 / 8.0 * S / 12.5e9));
+  CHECK(three.estimate(r).time > four.estimate(r).time);
 }
