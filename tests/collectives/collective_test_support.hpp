@@ -21,24 +21,32 @@ inline ClusterTopologySpec nvswitch_node(int g, double bandwidth, double alpha) 
   return c;
 }
 
-/// nodes x 8 GPUs (450 GB/s NVSwitch ports), 8 NICs of 50 GB/s, 2-tier fat-tree of the given radix and
-/// leaf oversubscription, rail-optimized.
-inline ClusterTopologySpec rail_fat_tree(int nodes, int radix, double oversubscription) {
+/// nodes x 8 GPUs on NVSwitch (`port` per direction), `nics` NICs of `nic` bytes/s each (device j uses NIC
+/// j·nics/8; PCIe attach at twice the NIC rate), 2-tier fat-tree of the given radix and leaf
+/// oversubscription, rail-optimized when every GPU has its own NIC.
+inline ClusterTopologySpec nvswitch_fat_tree(int nodes, int nics, double port, double nic, int radix,
+                                             double oversubscription) {
   ClusterTopologySpec c;
   c.nodes = nodes;
   c.node.kind = NodeFabricKind::nvswitch;
   c.node.devices_per_node = 8;
-  c.node.link = link_of(450e9, 3e-6);
-  c.node.nics = 8;
-  c.node.nic = link_of(50e9, 5e-6);
-  c.node.nic_attach = link_of(100e9, 0.0);
+  c.node.link = link_of(port, 3e-6);
+  c.node.nics = nics;
+  c.node.nic = link_of(nic, 5e-6);
+  c.node.nic_attach = link_of(2.0 * nic, 0.0);
   c.network = NetworkKind::fat_tree;
   c.fat_tree.tiers = 2;
   c.fat_tree.radix = radix;
   c.fat_tree.oversubscription = {oversubscription};
-  c.fat_tree.rail_optimized = true;
-  c.fat_tree.leaf_spine = link_of(50e9, 1e-6);
+  c.fat_tree.rail_optimized = nics == 8;
+  c.fat_tree.leaf_spine = link_of(nic, 1e-6);
   return c;
+}
+
+/// nodes x 8 GPUs (450 GB/s NVSwitch ports), 8 NICs of 50 GB/s, 2-tier fat-tree of the given radix and
+/// leaf oversubscription, rail-optimized.
+inline ClusterTopologySpec rail_fat_tree(int nodes, int radix, double oversubscription) {
+  return nvswitch_fat_tree(nodes, 8, 450e9, 50e9, radix, oversubscription);
 }
 
 inline CollectiveRequest request(CollectiveOp op, double bytes, int n, CollectiveAlgorithm a) {

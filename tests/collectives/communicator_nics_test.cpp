@@ -16,24 +16,8 @@ using namespace clustersim::test;
 namespace {
 
 // Jean Zay's A100 nodes: 8 GPUs on NVSwitch (300 GB/s), 4 NICs of 12.5 GB/s (device j uses NIC j/2), a
-// fat tree that is not rail-optimized.
-ClusterTopologySpec four_nic_nodes(int nodes) {
-  ClusterTopologySpec c;
-  c.nodes = nodes;
-  c.node.kind = NodeFabricKind::nvswitch;
-  c.node.devices_per_node = 8;
-  c.node.link = link_of(300e9, 3e-6);
-  c.node.nics = 4;
-  c.node.nic = link_of(12.5e9, 5e-6);
-  c.node.nic_attach = link_of(25e9, 0.0);
-  c.network = NetworkKind::fat_tree;
-  c.fat_tree.tiers = 2;
-  c.fat_tree.radix = 64;  // the 16 NICs share one leaf: no ECMP collisions above them
-  c.fat_tree.oversubscription = {1.0};
-  c.fat_tree.rail_optimized = false;
-  c.fat_tree.leaf_spine = link_of(12.5e9, 1e-6);
-  return c;
-}
+// fat tree that is not rail-optimized; the 16 NICs of 4 nodes share one radix-64 leaf (no ECMP collisions).
+ClusterTopologySpec four_nic_nodes(int nodes) { return nvswitch_fat_tree(nodes, 4, 300e9, 12.5e9, 64, 1.0); }
 
 CollectiveModelOptions one_nic() {
   CollectiveModelOptions o;
