@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "sim/collectives/algorithm_phases.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -48,30 +50,42 @@ Phase chain(const std::vector<std::vector<int>>& rs, int root_rank, double bytes
 
 }  // namespace
 
-// With one communicator limited to `nics` NICs per node (nics_per_communicator): only the rings whose
-// node crossings leave through NICs not yet taken, at most `nics` of them, the last rings first (as the
-// hierarchical leaders: the highest local members). A ring's NIC is the sending device's at its first
-// node crossing; rings that never cross a node are all kept.
+// With one communicator limited to `nics` NICs per node (nics_per_communicator): only rings whose node
+// crossings leave every node through a NIC no kept ring uses there, at most `nics` per node, the last
+// rings first (as the hierarchical leaders: the highest local members). The rings' order alternates
+// direction from node to node, so a ring's NIC is checked on every node it leaves. Unchanged when the
+// rings already leave every node through no more than `nics` NICs, or never leave a node.
 static std::vector<std::vector<int>> limit_rings(const TopologyGraph& g, std::vector<std::vector<int>> rs, int nics) {
   if (nics <= 0 || rs.size() < 2) return rs;
   const int per_node = g.devices_per_node();
-  std::vector<int> taken;
-  std::vector<std::vector<int>> kept;
-  for (std::size_t i = rs.size(); i-- > 0;) {
+  // Per ring: (node, NIC) of every crossing, the NIC of the device that sends to the next node.
+  std::vector<std::vector<std::pair<int, int>>> exits(rs.size());
+  std::map<int, std::set<int>> all;  // node -> NICs the rings leave it through
+  for (std::size_t i = 0; i < rs.size(); ++i) {
     const auto& ring = rs[i];
-    int nic = -1;
     for (std::size_t j = 0; j < ring.size(); ++j) {
       const int a = ring[j], b = ring[(j + 1) % ring.size()];
-      if (a / per_node != b / per_node) {
-        nic = g.nic_of_device(a);
-        break;
-      }
+      if (a / per_node == b / per_node) continue;
+      const int nic = g.nic_of_device(a);
+      if (nic < 0) return rs;
+      exits[i].emplace_back(a / per_node, nic);
+      all[a / per_node].insert(nic);
     }
-    if (nic < 0) return rs;  // inside one node: no NIC to limit
-    if (std::find(taken.begin(), taken.end(), nic) != taken.end()) continue;
-    if (static_cast<int>(taken.size()) >= nics) continue;
-    taken.push_back(nic);
-    kept.push_back(ring);
+    if (exits[i].empty()) return rs;  // inside one node: no NIC to limit
+  }
+  if (std::all_of(all.begin(), all.end(), [&](const auto& n) { return static_cast<int>(n.second.size()) <= nics; })) {
+    return rs;
+  }
+  std::map<int, std::set<int>> taken;
+  std::vector<std::vector<int>> kept;
+  for (std::size_t i = rs.size(); i-- > 0;) {
+    const bool free = std::all_of(exits[i].begin(), exits[i].end(), [&](const std::pair<int, int>& x) {
+      const auto it = taken.find(x.first);
+      return it == taken.end() || (!it->second.contains(x.second) && static_cast<int>(it->second.size()) < nics);
+    });
+    if (!free) continue;
+    for (const auto& [node, nic] : exits[i]) taken[node].insert(nic);
+    kept.push_back(rs[i]);
   }
   std::reverse(kept.begin(), kept.end());
   return kept;

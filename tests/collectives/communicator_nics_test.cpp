@@ -160,3 +160,19 @@ TEST_CASE("leaders that lead unequal numbers of ranks carry their own shards acr
   CHECK(three.estimate(r).phases[2].cost.bandwidth.value() == Approx(0.75 * 3.0 / 8.0 * S / 12.5e9));
   CHECK(three.estimate(r).time > four.estimate(r).time);
 }
+
+TEST_CASE("rings kept under a NIC limit leave every node through different NICs", "[collectives]") {
+  // 2 GPUs per NIC and rings that alternate direction from node to node: the rings kept must not share a
+  // NIC on any node, so 2 allowed NICs give twice one NIC's bus bandwidth and 4 allowed (all the group's
+  // NICs) the plain algorithm.
+  const auto r = request(CollectiveOp::all_reduce, 4e9, 32, CollectiveAlgorithm::ring);
+  const auto busbw = [&](int c) {
+    CollectiveModelOptions o;
+    o.communicator_nics = c;
+    return CollectiveModel(four_nic_nodes(4), o).estimate(r).busbw;
+  };
+  const double one = busbw(1);
+  CHECK(one == Approx(12.5e9).epsilon(0.02));
+  CHECK(busbw(2) == Approx(2.0 * one).epsilon(0.02));
+  CHECK(busbw(4) == Approx(busbw(0)).epsilon(1e-9));
+}

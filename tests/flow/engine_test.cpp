@@ -118,3 +118,20 @@ TEST_CASE("a NIC at half bandwidth slows a step whose gradient sync is exposed",
   bad.slow_links = {{"n0.nic99", 0.5, "", ""}};
   CHECK_THROWS_AS(flow::run_flow(s, bad), ConfigError);
 }
+
+TEST_CASE("with one NIC per communicator the flow engine runs the same limited collectives as the analytic one",
+          "[flow]") {
+  // TP 4 on nodes of 8 GPUs and 4 NICs: each data-parallel group has two ranks per node on two NICs, so
+  // nics_per_communicator 1 funnels its gradient sync through one of them (sim/collectives/
+  // hierarchical_phases.cpp, ring_phases.cpp). The gradient sync is exposed.
+  Scenario s = flowtest::scenario(flowtest::dgx_a100(4, 1.0), flowtest::gpt(8, 4096, 32), 4, 1, 1, 32);
+  s.cluster.node.nics = 4;
+  s.training.overlap_grad_reduce = false;
+  const StepResult spread = run_analytic(s);
+  s.cluster.node.nics_per_communicator = 1;
+  const StepResult a = run_analytic(s);
+  const flow::FlowRun f = flow::run_flow(s);
+  INFO("analytic " << a.step_time.value() << " s, flow " << f.steps[0].step_time.value() << " s");
+  CHECK(a.comm_exposed.dp > spread.comm_exposed.dp);
+  CHECK(rel_diff(f.steps[0].step_time, a.step_time) < 0.03);
+}

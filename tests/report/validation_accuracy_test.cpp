@@ -51,7 +51,7 @@ struct Gate {
 constexpr Gate kGates[] = {
     // BEGIN GATES (tools/accuracy_tables.py --write)
     {"test", "bigscience_tr11_prequel_2022", 18, 9.0, 32.5},
-    {"test", "bigscience_tr11_readme_2022", 2, 8.5, 15.5},
+    {"test", "bigscience_tr11_readme_2022", 2, 17.5, 30.0},
     {"test", "bigscience_tr8_104b_tuneup_2021", 5, 38.0, 40.5},
     {"test", "flashattn_repo_training_readme", 5, 8.0, 18.0},
     {"test", "llmfoundry-benchmarks-2023", 24, 7.5, 20.0},

@@ -43,6 +43,13 @@ const char* link_class_name(LinkClass c) {
 FabricLayout FabricLayout::of(const ClusterSpec& cluster, int leaf_nodes, int tp) {
   const bool spelled_out = cluster.comm.topology && cluster.comm.topology->network != NetworkKind::none;
   if (spelled_out) return FabricLayout(TopologyCollectives::of(cluster));
+  // A node whose communicators use fewer NICs than their ranks sit next to (nics_per_communicator): the
+  // derived graph and the analytic engine's collective phases (rings and leaders limited to those NICs),
+  // which the layout mode's own two-level rings do not know.
+  if (cluster.node.nics_per_communicator > 0 && cluster.nodes > 1 && cluster.network.topology != "torus" &&
+      cluster.pools.empty()) {
+    return FabricLayout(TopologyCollectives::of(cluster));
+  }
   if (cluster.network.topology == "torus" && !cluster.comm.topology) {
     // The derived ICI torus, as sim/graph/op_cost.cpp maps it (one slice, TP on whole dimensions).
     const auto mapped = torus_mapped_cluster(cluster, tp);
