@@ -50,28 +50,32 @@ Phase chain(const std::vector<std::vector<int>>& rs, int root_rank, double bytes
 
 }  // namespace
 
-// With one communicator limited to `nics` NICs per node (nics_per_communicator): only rings whose node
-// crossings leave every node through a NIC no kept ring uses there, at most `nics` per node, the last
-// rings first (as the hierarchical leaders: the highest local members). The rings' order alternates
-// direction from node to node, so a ring's NIC is checked on every node it leaves. Unchanged when the
-// rings already leave every node through no more than `nics` NICs, or never leave a node.
+// With one communicator limited to `nics` NICs per node and direction (nics_per_communicator): only rings
+// whose node crossings leave and enter every node through NICs no kept ring uses there in that direction,
+// at most `nics` per node and direction, the last rings first (as the hierarchical leaders: the highest
+// local members). The rings' order may alternate direction from node to node, so every crossing is
+// checked. Unchanged when the rings already use no more than `nics` NICs per node and direction, or never
+// leave a node.
 static std::vector<std::vector<int>> limit_rings(const TopologyGraph& g, std::vector<std::vector<int>> rs, int nics) {
   if (nics <= 0 || rs.size() < 2) return rs;
   const int per_node = g.devices_per_node();
-  // Per ring: (node, NIC) of every crossing, the NIC of the device that sends to the next node.
-  std::vector<std::vector<std::pair<int, int>>> exits(rs.size());
-  std::map<int, std::set<int>> all;  // node -> NICs the rings leave it through
+  // Per ring: (node · 2 + direction, NIC) of every crossing: the sender's NIC out of its node (0), the
+  // receiver's NIC into its node (1).
+  std::vector<std::vector<std::pair<int, int>>> uses(rs.size());
+  std::map<int, std::set<int>> all;
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const auto& ring = rs[i];
     for (std::size_t j = 0; j < ring.size(); ++j) {
       const int a = ring[j], b = ring[(j + 1) % ring.size()];
       if (a / per_node == b / per_node) continue;
-      const int nic = g.nic_of_device(a);
-      if (nic < 0) return rs;
-      exits[i].emplace_back(a / per_node, nic);
-      all[a / per_node].insert(nic);
+      const int out = g.nic_of_device(a), in = g.nic_of_device(b);
+      if (out < 0 || in < 0) return rs;
+      uses[i].emplace_back(2 * (a / per_node), out);
+      uses[i].emplace_back(2 * (b / per_node) + 1, in);
+      all[2 * (a / per_node)].insert(out);
+      all[2 * (b / per_node) + 1].insert(in);
     }
-    if (exits[i].empty()) return rs;  // inside one node: no NIC to limit
+    if (uses[i].empty()) return rs;  // inside one node: no NIC to limit
   }
   if (std::all_of(all.begin(), all.end(), [&](const auto& n) { return static_cast<int>(n.second.size()) <= nics; })) {
     return rs;
@@ -79,12 +83,12 @@ static std::vector<std::vector<int>> limit_rings(const TopologyGraph& g, std::ve
   std::map<int, std::set<int>> taken;
   std::vector<std::vector<int>> kept;
   for (std::size_t i = rs.size(); i-- > 0;) {
-    const bool free = std::all_of(exits[i].begin(), exits[i].end(), [&](const std::pair<int, int>& x) {
+    const bool free = std::all_of(uses[i].begin(), uses[i].end(), [&](const std::pair<int, int>& x) {
       const auto it = taken.find(x.first);
       return it == taken.end() || (!it->second.contains(x.second) && static_cast<int>(it->second.size()) < nics);
     });
     if (!free) continue;
-    for (const auto& [node, nic] : exits[i]) taken[node].insert(nic);
+    for (const auto& [key, nic] : uses[i]) taken[key].insert(nic);
     kept.push_back(rs[i]);
   }
   std::reverse(kept.begin(), kept.end());

@@ -176,3 +176,19 @@ TEST_CASE("rings kept under a NIC limit leave every node through different NICs"
   CHECK(busbw(2) == Approx(2.0 * one).epsilon(0.02));
   CHECK(busbw(4) == Approx(busbw(0)).epsilon(1e-9));
 }
+
+TEST_CASE("rank-order rings under a NIC limit are kept by the NICs they enter a node through too",
+          "[collectives]") {
+  // Rank-order rings leave node j from its last member and enter node j+1 at its first: without the
+  // receiving side in the check, two kept rings could share an incoming NIC.
+  auto r = request(CollectiveOp::all_reduce, 4e9, 32, CollectiveAlgorithm::ring);
+  r.ring_order = RingOrder::rank_order;
+  const auto busbw = [&](int c) {
+    CollectiveModelOptions o;
+    o.communicator_nics = c;
+    return CollectiveModel(four_nic_nodes(4), o).estimate(r).busbw;
+  };
+  const double one = busbw(1);
+  CHECK(busbw(2) == Approx(2.0 * one).epsilon(0.02));
+  CHECK(busbw(3) == Approx(3.0 * one).epsilon(0.02));
+}

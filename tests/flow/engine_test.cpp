@@ -135,3 +135,18 @@ TEST_CASE("with one NIC per communicator the flow engine runs the same limited c
   CHECK(a.comm_exposed.dp > spread.comm_exposed.dp);
   CHECK(rel_diff(f.steps[0].step_time, a.step_time) < 0.03);
 }
+
+TEST_CASE("nics_per_communicator at the node's NIC count limits nothing and keeps the two-level flow fabric",
+          "[flow]") {
+  Scenario s = flowtest::scenario(flowtest::dgx_a100(4, 1.0), flowtest::gpt(8, 4096, 32), 4, 1, 1, 32);
+  s.cluster.node.nics = 4;
+  s.training.overlap_grad_reduce = false;
+  flow::FlowOptions o;
+  o.leaf_nodes = 2;
+  const flow::FlowRun plain = flow::run_flow(s, o);
+  s.cluster.node.nics_per_communicator = 4;
+  const flow::FlowRun same = flow::run_flow(s, o);
+  CHECK(same.steps[0].step_time.value() == plain.steps[0].step_time.value());
+  REQUIRE(same.busiest.size() == plain.busiest.size());
+  for (std::size_t i = 0; i < same.busiest.size(); ++i) CHECK(same.busiest[i].link == plain.busiest[i].link);
+}

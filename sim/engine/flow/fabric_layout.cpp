@@ -43,11 +43,13 @@ const char* link_class_name(LinkClass c) {
 FabricLayout FabricLayout::of(const ClusterSpec& cluster, int leaf_nodes, int tp) {
   const bool spelled_out = cluster.comm.topology && cluster.comm.topology->network != NetworkKind::none;
   if (spelled_out) return FabricLayout(TopologyCollectives::of(cluster));
-  // A node whose communicators use fewer NICs than their ranks sit next to (nics_per_communicator): the
-  // derived graph and the analytic engine's collective phases (rings and leaders limited to those NICs),
-  // which the layout mode's own two-level rings do not know.
-  if (cluster.node.nics_per_communicator > 0 && cluster.nodes > 1 && cluster.network.topology != "torus" &&
-      cluster.pools.empty()) {
+  // A node whose communicators may use fewer NICs than it has (nics_per_communicator below its NIC
+  // count): the derived graph and the analytic engine's collective phases (rings and leaders limited to
+  // those NICs), which the layout mode's own two-level rings do not know. docs/flow_engine.md lists what
+  // that mode does not have (flow.leaf_nodes, leaf_uplink stragglers).
+  const int usable_nics = std::min(cluster.node.nics, cluster.node.devices_per_node);
+  if (cluster.node.nics_per_communicator > 0 && cluster.node.nics_per_communicator < usable_nics &&
+      cluster.nodes > 1 && cluster.network.topology != "torus" && cluster.pools.empty()) {
     return FabricLayout(TopologyCollectives::of(cluster));
   }
   if (cluster.network.topology == "torus" && !cluster.comm.topology) {
