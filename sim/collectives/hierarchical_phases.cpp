@@ -87,21 +87,16 @@ std::vector<std::vector<int>> lines(const Dimensions& d, std::size_t dim) {
 // ends at the last device, which sends to the next node), applied to every node. Empty when the group's
 // local ranks already use no more than `nics` NICs.
 std::vector<int> leader_positions(const TopologyGraph& g, const Dimensions& d, int nics) {
-  const auto k = static_cast<std::size_t>(d.sizes[0]);
   std::vector<int> taken;
-  std::vector<int> positions;
-  for (std::size_t i = 0; i < k; ++i) {
-    const int nic = g.nic_of_device(d.order[i]);
-    if (std::find(taken.begin(), taken.end(), nic) == taken.end()) taken.push_back(nic);
-  }
-  if (static_cast<int>(taken.size()) <= nics) return positions;
-  taken.clear();
-  for (std::size_t i = k; i-- > 0 && static_cast<int>(positions.size()) < nics;) {
-    const int nic = g.nic_of_device(d.order[i]);
+  std::vector<int> positions;  // one per NIC, highest local position first
+  for (int i = d.sizes[0]; i-- > 0;) {
+    const int nic = g.nic_of_device(d.order[static_cast<std::size_t>(i)]);
     if (std::find(taken.begin(), taken.end(), nic) != taken.end()) continue;
     taken.push_back(nic);
-    positions.push_back(static_cast<int>(i));
+    positions.push_back(i);
   }
+  if (static_cast<int>(positions.size()) <= nics) return {};
+  positions.resize(static_cast<std::size_t>(nics));
   std::sort(positions.begin(), positions.end());
   return positions;
 }
@@ -117,26 +112,20 @@ std::vector<Phase> leader_phases(const Dimensions& d, const std::vector<int>& le
   const int nodes = d.sizes[1];
   const auto c = static_cast<int>(leaders.size());
   const auto rank_at = [&](int node, int pos) { return d.order[static_cast<std::size_t>(node * k + pos)]; };
-  // Each local position's leader (a leader leads itself).
+  // Each local position's leader, an index into `leaders` (a leader leads itself; the others go to the
+  // leaders in turn), and the shards each leader holds after the hand-off.
   std::vector<int> lead(static_cast<std::size_t>(k));
+  std::vector<double> led(static_cast<std::size_t>(c), 0.0);
   int next = 0;
   for (int pos = 0; pos < k; ++pos) {
     const auto it = std::find(leaders.begin(), leaders.end(), pos);
-    lead[static_cast<std::size_t>(pos)] =
-        it != leaders.end() ? pos : leaders[static_cast<std::size_t>(next++ % c)];
+    const int i = it != leaders.end() ? static_cast<int>(it - leaders.begin()) : next++ % c;
+    lead[static_cast<std::size_t>(pos)] = i;
+    led[static_cast<std::size_t>(i)] += 1.0;
   }
-  // Shards each leader holds after the hand-off (its own and those of the ranks it leads).
-  std::vector<double> led(static_cast<std::size_t>(c), 0.0);
-  for (int pos = 0; pos < k; ++pos) {
-    const auto it = std::find(leaders.begin(), leaders.end(), lead[static_cast<std::size_t>(pos)]);
-    led[static_cast<std::size_t>(it - leaders.begin())] += 1.0;
-  }
-  std::vector<std::vector<int>> node_lines;
+  const std::vector<std::vector<int>> node_lines = lines(d, 0);
   std::vector<std::vector<int>> leader_lines(static_cast<std::size_t>(c));
   for (int n = 0; n < nodes; ++n) {
-    std::vector<int> line;
-    for (int pos = 0; pos < k; ++pos) line.push_back(rank_at(n, pos));
-    node_lines.push_back(std::move(line));
     for (int i = 0; i < c; ++i) leader_lines[static_cast<std::size_t>(i)].push_back(rank_at(n, leaders[static_cast<std::size_t>(i)]));
   }
   // Every non-leader exchanges `share` bytes with its leader (to it: towards true).
@@ -146,7 +135,7 @@ std::vector<Phase> leader_phases(const Dimensions& d, const std::vector<int>& le
     p.latency_steps = 1;
     for (int n = 0; n < nodes; ++n) {
       for (int pos = 0; pos < k; ++pos) {
-        const int l = lead[static_cast<std::size_t>(pos)];
+        const int l = leaders[static_cast<std::size_t>(lead[static_cast<std::size_t>(pos)])];
         if (l == pos) continue;
         const int a = rank_at(n, pos), b = rank_at(n, l);
         p.transfers.push_back(towards ? Transfer{a, b, share} : Transfer{b, a, share});
