@@ -5,8 +5,18 @@
 namespace clustersim {
 namespace {
 double activation_element_bytes(Precision p) {
-  // FP8 recipes keep activations for backward in bf16 (Transformer Engine); fp32 stays fp32.
+  // Activations other than FP8 linear layers' cached inputs are BF16 under FP8 recipes; fp32 stays fp32.
   return p == Precision::fp32 || p == Precision::tf32 ? 4.0 : 2.0;
+}
+
+// Scale bytes per element of an FP8 tensor: MXFP8 one E8M0 byte per 32 elements, blockwise one FP32 per
+// 1 x 128 tile; per-tensor and per-row scales are negligible.
+double fp8_scale_bytes_per_element(Fp8Scaling r) {
+  switch (r) {
+    case Fp8Scaling::mxfp8: return 1.0 / 32.0;
+    case Fp8Scaling::blockwise: return 4.0 / 128.0;
+    default: return 0.0;
+  }
 }
 }  // namespace
 
@@ -29,8 +39,16 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   // keeps its FP8 input and recomputes its output. §3.2.3: RMSNorm outputs (the inputs of the attention
   // and MLP projections) and MLA's up-projected queries, keys and values are recomputed, not stored.
   const bool fp8 = s.fp8_activation_cache && s.precision == Precision::fp8;
-  const double e_lin = fp8 ? 1.0 + 4.0 / 128.0 : e;  // a cached linear-layer input
-  const double e_out = fp8 ? 1.5 : e;                // the attention output (E5M6)
+  // Without that cache, Transformer Engine's FP8 linear layers keep the FP8 copy of their input for the
+  // weight-gradient GEMM and the BF16 tensor it was cast from is freed (TE v1.9 module/linear.py,
+  // layernorm_linear.py, layernorm_mlp.py: the saved inputmat/ln_out/gelu_out are the FP8 casts; v2.x saves
+  // the quantised tensor's column-wise data): 1 byte per element plus the recipe's scales. The attention
+  // output is also kept in BF16 by the attention backward, so it is stored twice. torchao's Float8Linear
+  // from v0.9 keeps the BF16 input instead (fp8_keep_bf16_inputs): the BF16 layout.
+  const bool te8 = !fp8 && s.precision == Precision::fp8 && !s.fp8_keep_bf16_inputs;
+  const double e8 = 1.0 + fp8_scale_bytes_per_element(s.fp8_scaling);
+  const double e_lin = fp8 ? 1.0 + 4.0 / 128.0 : te8 ? e8 : e;  // a cached linear-layer input
+  const double e_out = fp8 ? 1.5 : te8 ? e + e8 : e;            // the attention output (E5M6; TE: BF16 + FP8)
   const bool norms = s.recompute_norm_mla_up;
   const bool mla_up = norms && m.mla.enabled();
   // Norm inputs (the residual stream, 2e·h), the attention and MLP inputs (norm outputs, 2·e_lin·h) and
@@ -46,12 +64,12 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
     const double load = std::max(1.0, s.moe_load);
     // Per token of the layer: T/t tokens routed by this rank, top_k copies, gathered over etp: the
     // expert input, FC1 output (activation input) and activation output (FC2 input).
-    const double act = fp8 ? e_lin * w_in : e * (w_in + f);
+    const double act = fp8 ? e_lin * w_in : e * w_in + e_lin * f;
     sharded += x.top_k * load * (e_lin * s.etp * h + act) / t + (4.0 + 8.0) * x.top_k / t;
     if (x.shared_experts > 0) {
       const double fs = static_cast<double>(x.shared_experts) * x.shared_ffn_hidden;
       const double ws = swiglu ? 2.0 * fs : fs;
-      sharded += (fp8 ? e_lin * ws : e * (ws + fs)) / t;
+      sharded += (fp8 ? e_lin * ws : e * ws + e_lin * fs) / t;
     }
   } else {
     const double w_in = swiglu ? 2.0 * m.ffn_hidden : m.ffn_hidden;

@@ -1119,6 +1119,18 @@ class Builder {
                          *profile_->separate_projections ? "true" : "false", profile_->name));
     }
     if (precision == "fp8") {
+      // What the FP8 linear layers keep for the backward: no record states it, so the profile's value or the
+      // experiment default (Transformer Engine's FP8 copies) is printed.
+      if (profile_ && profile_->fp8_keep_bf16_inputs) {
+        train_["fp8_keep_bf16_inputs"] = *profile_->fp8_keep_bf16_inputs;
+        assume(fmt::format("fp8_keep_bf16_inputs = {} ({} default: FP8 linear layers keep their {} inputs for "
+                           "the backward)",
+                           *profile_->fp8_keep_bf16_inputs ? "true" : "false", profile_->name,
+                           *profile_->fp8_keep_bf16_inputs ? "BF16" : "FP8-cast"));
+      } else {
+        assume("fp8_keep_bf16_inputs = false (not stated; experiment default: FP8 linear layers keep the FP8 "
+               "copies of their inputs for the backward, as Transformer Engine)");
+      }
       if (rec_.fp8_attention) {
         train_["fp8_attention"] = *rec_.fp8_attention;
       } else {

@@ -297,6 +297,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                                                                                       : "interlaced";
   }
   if (t.fp8_activation_cache) j["training"]["fp8_activation_cache"] = true;
+  if (t.fp8_keep_bf16_inputs) j["training"]["fp8_keep_bf16_inputs"] = true;
   if (t.bf16_layers_start > 0) j["training"]["bf16_layers_at_start"] = t.bf16_layers_start;
   if (t.bf16_layers_end > 0) j["training"]["bf16_layers_at_end"] = t.bf16_layers_end;
   if (t.recompute_norm_mla_up) j["training"]["recompute_norm_mla_up"] = true;

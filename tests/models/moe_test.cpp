@@ -265,7 +265,9 @@ TEST_CASE("the FP8 activation cache stores linear inputs at 1 + 4/128 bytes and 
   s.seq_len = 4096;
   s.ep = 64;
   s.precision = Precision::fp8;
+  s.fp8_keep_bf16_inputs = true;  // the BF16 layout to compare against
   const double bf16 = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
+  s.fp8_keep_bf16_inputs = false;
   s.fp8_activation_cache = true;
   const double fp8 = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
   const double q8 = 1.0 + 4.0 / 128.0, h = 7168, f = 2048;
