@@ -107,6 +107,15 @@ struct ClusterSpec {
   bool inter_pool_derived = false;  // inter_pool from the pools' NICs (the smallest node's NIC total)
   [[nodiscard]] int devices() const { return nodes * node.devices_per_node; }
   ClusterCommSpec comm;  // in-network reduction efficiencies and the explicit topology
+  /// A multi-node cluster of one node kind on a derived fat tree whose communicators may use fewer NICs
+  /// than the node has (nics_per_communicator below min(nics, devices)): the flow engine runs it on the
+  /// derived graph (topology mode) rather than its two-level fabric (sim/engine/flow/fabric_layout.cpp), and
+  /// the work bounds (sim/scenario/work_bounds.cpp) must know that.
+  [[nodiscard]] bool communicators_use_fewer_nics() const {
+    const int usable = node.nics < node.devices_per_node ? node.nics : node.devices_per_node;
+    return node.nics_per_communicator > 0 && node.nics_per_communicator < usable && nodes > 1 &&
+           network.topology != "torus" && pools.empty();
+  }
 };
 
 }  // namespace clustersim

@@ -5,6 +5,7 @@
 
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/flow/flow_engine.hpp"
+#include "sim/scenario/work_bounds.hpp"
 #include "tests/flow/flow_fixtures.hpp"
 
 using namespace clustersim;
@@ -149,4 +150,22 @@ TEST_CASE("nics_per_communicator at the node's NIC count limits nothing and keep
   CHECK(same.steps[0].step_time.value() == plain.steps[0].step_time.value());
   REQUIRE(same.busiest.size() == plain.busiest.size());
   for (std::size_t i = 0; i < same.busiest.size(); ++i) CHECK(same.busiest[i].link == plain.busiest[i].link);
+}
+
+TEST_CASE("the work bounds predict the flow engine's fabric mode for a node with nics_per_communicator",
+          "[flow]") {
+  // run --estimate and the bounds (sim/scenario/work_bounds.cpp) choose the device bound by whether the flow
+  // engine will run flow classes, which it does only on a topology-mode fabric. A node whose communicators use
+  // fewer NICs than it has runs in topology mode (FabricLayout::of); the estimate used to say two-level.
+  Scenario s = flowtest::scenario(flowtest::dgx_a100(4, 1.0), flowtest::gpt(8, 4096, 32), 4, 1, 1, 32);
+  s.cluster.node.nics = 4;
+  s.flow.flow_classes = true;
+  s.flow.symmetry_reduction = true;
+  for (int key : {0, 1, 2, 4}) {
+    s.cluster.node.nics_per_communicator = key;
+    const bool topology = flow::run_flow(s).fabric.rfind("topology", 0) == 0;
+    INFO("nics_per_communicator " << key);
+    CHECK(topology == (key == 1 || key == 2));
+    CHECK(estimate_work(s, true).flow_classes == topology);
+  }
 }

@@ -47,11 +47,7 @@ FabricLayout FabricLayout::of(const ClusterSpec& cluster, int leaf_nodes, int tp
   // count): the derived graph and the analytic engine's collective phases (rings and leaders limited to
   // those NICs), which the layout mode's own two-level rings do not know. docs/flow_engine.md lists what
   // that mode does not have (flow.leaf_nodes, leaf_uplink stragglers).
-  const int usable_nics = std::min(cluster.node.nics, cluster.node.devices_per_node);
-  if (cluster.node.nics_per_communicator > 0 && cluster.node.nics_per_communicator < usable_nics &&
-      cluster.nodes > 1 && cluster.network.topology != "torus" && cluster.pools.empty()) {
-    return FabricLayout(TopologyCollectives::of(cluster));
-  }
+  if (cluster.communicators_use_fewer_nics()) return FabricLayout(TopologyCollectives::of(cluster));
   if (cluster.network.topology == "torus" && !cluster.comm.topology) {
     // The derived ICI torus, as sim/graph/op_cost.cpp maps it (one slice, TP on whole dimensions).
     const auto mapped = torus_mapped_cluster(cluster, tp);
