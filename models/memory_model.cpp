@@ -39,23 +39,45 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   // keeps its FP8 input and recomputes its output. §3.2.3: RMSNorm outputs (the inputs of the attention
   // and MLP projections) and MLA's up-projected queries, keys and values are recomputed, not stored.
   const bool fp8 = s.fp8_activation_cache && s.precision == Precision::fp8;
-  // Without that cache, Transformer Engine's FP8 linear layers keep the FP8 copy of their input for the
-  // weight-gradient GEMM and the BF16 tensor it was cast from is freed (TE v1.9 module/linear.py,
-  // layernorm_linear.py, layernorm_mlp.py: the saved inputmat/ln_out/gelu_out are the FP8 casts; v2.x saves
-  // the quantised tensor's column-wise data): 1 byte per element plus the recipe's scales. The attention
-  // output is also kept in BF16 by the attention backward, so it is stored twice. torchao's Float8Linear
-  // from v0.9 keeps the BF16 input instead (fp8_keep_bf16_inputs): the BF16 layout.
-  const bool te8 = !fp8 && s.precision == Precision::fp8 && !s.fp8_keep_bf16_inputs;
+  // Without that cache (docs/model.md, "What FP8 layers keep"), Transformer Engine's FP8 linear layers keep
+  // the FP8 copy of their input for the weight-gradient GEMM and the BF16 tensor it was cast from is freed
+  // unless something else holds it (TE v1.9 module/linear.py, layernorm_linear.py, layernorm_mlp.py save the
+  // FP8 inputmat/ln_out/gelu_out; from v2.2 the quantised tensor's column-wise data only): 1 byte per element
+  // plus the recipe's scales. torchao's Float8Linear from v0.9 keeps the BF16 input (Fp8SavedInputs::bf16).
+  const bool te8 = !fp8 && s.precision == Precision::fp8 && s.fp8_saved_inputs != Fp8SavedInputs::bf16;
   const double e8 = 1.0 + fp8_scale_bytes_per_element(s.fp8_scaling);
   const double e_lin = fp8 ? 1.0 + 4.0 / 128.0 : te8 ? e8 : e;  // a cached linear-layer input
-  const double e_out = fp8 ? 1.5 : te8 ? e + e8 : e;            // the attention output (E5M6; TE: BF16 + FP8)
+  // The attention output: the fused attention kernel keeps it in BF16 for its own backward unless the core
+  // is recomputed (selective) or unfused; the output projection keeps its FP8 copy besides, or the same
+  // BF16 tensor (BF16 training; Megatron-Core from 0.15 under recipes other than delayed).
+  const bool kernel_keeps_out = s.flash_attention && r == Recompute::none;
+  const bool proj_original =
+      s.fp8_saved_inputs == Fp8SavedInputs::fp8_bf16_proj && s.fp8_scaling != Fp8Scaling::delayed;
+  const double e_out = fp8                     ? 1.5  // E5M6
+                       : te8 && !proj_original ? e8 + (kernel_keeps_out ? e : 0.0)
+                                               : e;
   const bool norms = s.recompute_norm_mla_up;
   const bool mla_up = norms && m.mla.enabled();
-  // Norm inputs (the residual stream, 2e·h), the attention and MLP inputs (norm outputs, 2·e_lin·h) and
-  // two dropout masks (2h).
-  double replicated = (2.0 * e + 2.0 + (norms ? 0.0 : 2.0 * e_lin)) * h / sp_div;
-  // MLA: the down-projected query and key/value latents (replicated on every TP rank).
-  if (m.mla.enabled()) replicated += e_lin * (m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+  const bool moe_layer = kind == LayerKind::moe && m.moe.enabled();
+  // The attention and MLP inputs (norm outputs). Under TE FP8 (Megatron-Core layer specs): MLA's input norm
+  // is a standalone norm feeding two linear layers (the query and key/value down-projections), each with
+  // its own FP8 copy; a MoE layer's pre-MLP norm is standalone too and the router keeps its BF16 output
+  // (moe_utils.py RouterGatingLinearFunction), the shared experts' FC1 its FP8 copy.
+  double norm_outputs = 0.0;
+  if (!norms) {
+    norm_outputs += te8 && m.mla.enabled() ? 2.0 * e8 : e_lin;
+    norm_outputs += te8 && moe_layer ? e + (m.moe.shared_experts > 0 ? e8 : 0.0) : e_lin;
+  }
+  // Norm inputs (the residual stream, 2e·h), the norm outputs and two dropout masks (2h).
+  double replicated = (2.0 * e + 2.0 + norm_outputs) * h / sp_div;
+  // MLA: the down-projected query and key/value latents (replicated on every TP rank). Without the FP8
+  // cache the up-projections' fused norms keep their input (BF16) and, unless recomputed, their output (the
+  // FP8 copy under TE FP8); the rotary part of the key latent stays BF16.
+  if (m.mla.enabled()) {
+    const double lora = static_cast<double>(m.mla.q_lora_rank) + m.mla.kv_lora_rank;
+    replicated += fp8 ? e_lin * (lora + m.mla.qk_rope_head_dim)
+                      : (e + (norms ? 0.0 : e_lin)) * lora + e * m.mla.qk_rope_head_dim;
+  }
   double sharded = (e_out * o + (mla_up ? 0.0 : e * (q + k + v))) / t;
   const bool swiglu = m.mlp == MlpKind::swiglu;
   if (kind == LayerKind::moe && m.moe.enabled()) {

@@ -22,6 +22,15 @@ enum class Optimizer { adam, sgd };
 //    forward once more.
 enum class SelectivePolicy { attention, op, layer, core_attn };
 
+// What an FP8 linear layer keeps of its input for the backward (memory only; docs/model.md, "What FP8 layers
+// keep"), in FP8 training without the DeepSeek-V3 activation cache:
+//  - fp8: the FP8 cast it made for the forward GEMM (Transformer Engine; torchao up to v0.8 tensor-wise);
+//  - fp8_bf16_proj: as fp8, but under any recipe other than delayed the attention output projection keeps
+//    its original BF16 input, the tensor the attention backward holds anyway (Megatron-Core from 0.15 with
+//    Transformer Engine from 2.6: set_save_original_input on linear_proj);
+//  - bf16: the BF16 input (torchao's Float8Linear from v0.9).
+enum class Fp8SavedInputs { fp8, fp8_bf16_proj, bf16 };
+
 // FP8 scaling recipe of the linear layers (docs/model.md, "FP8 scaling recipes"):
 //  - delayed: Transformer Engine, amax from history, one fused cast-transpose per GEMM input;
 //  - tensorwise: dynamic per-tensor scaling (torchao Float8Linear default): an amax pass, then the cast;

@@ -64,10 +64,9 @@ struct LayerShape {
   // (DeepSeek-V3 §3.2.3).
   bool fp8_activation_cache = false;
   bool recompute_norm_mla_up = false;
-  // FP8 training without that cache: each FP8 linear layer keeps the BF16 input it was cast from for the
-  // backward (torchao's Float8Linear from v0.9) instead of the FP8 copy Transformer Engine keeps
-  // (memory only; docs/model.md, "Memory").
-  bool fp8_keep_bf16_inputs = false;
+  // FP8 training without that cache: what each FP8 linear layer keeps of its input for the backward
+  // (training_options.hpp Fp8SavedInputs; memory only).
+  Fp8SavedInputs fp8_saved_inputs = Fp8SavedInputs::fp8;
   // FP8 linear GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): their
   // efficiency follows DeepGEMM's measured shape dependence (roofline.hpp), not the per-tensor constants.
   bool fp8_blockwise = false;

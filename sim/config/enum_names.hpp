@@ -39,6 +39,8 @@ inline constexpr std::array<EnumName<SelectivePolicy>, 4> kSelectivePolicyNames{
      {"op", SelectivePolicy::op},
      {"layer", SelectivePolicy::layer},
      {"core-attn", SelectivePolicy::core_attn}}};
+inline constexpr std::array<EnumName<Fp8SavedInputs>, 3> kFp8SavedInputsNames{
+    {{"fp8", Fp8SavedInputs::fp8}, {"fp8-bf16-proj", Fp8SavedInputs::fp8_bf16_proj}, {"bf16", Fp8SavedInputs::bf16}}};
 inline constexpr std::array<EnumName<Fp8Scaling>, 5> kFp8ScalingNames{
     {{"delayed", Fp8Scaling::delayed},
      {"tensorwise", Fp8Scaling::tensorwise},
@@ -76,6 +78,7 @@ inline constexpr auto kFabricChoices = choices_of(kFabricNames);
 inline constexpr auto kRecomputeChoices = choices_of(kRecomputeNames);
 inline constexpr auto kSelectivePolicyChoices = choices_of(kSelectivePolicyNames);
 inline constexpr auto kFp8ScalingChoices = choices_of(kFp8ScalingNames);
+inline constexpr auto kFp8SavedInputsChoices = choices_of(kFp8SavedInputsNames);
 inline constexpr auto kOptimizerChoices = choices_of(kOptimizerNames);
 inline constexpr auto kAttentionKernelChoices = choices_of(kAttentionKernelNames);
 inline constexpr auto kMlpChoices = choices_of(kMlpNames);
@@ -106,6 +109,7 @@ inline std::span<const EnumName<NodeFabric>> fabric_names() {
 }
 inline std::span<const EnumName<SelectivePolicy>> selective_policy_names() { return kSelectivePolicyNames; }
 inline std::span<const EnumName<Fp8Scaling>> fp8_scaling_names() { return kFp8ScalingNames; }
+inline std::span<const EnumName<Fp8SavedInputs>> fp8_saved_inputs_names() { return kFp8SavedInputsNames; }
 inline std::span<const EnumName<Recompute>> recompute_names() {
   return kRecomputeNames;
 }

@@ -95,10 +95,8 @@ constexpr Field kDefaultsFields[] = {
     {.key = "separate_projections",
      .kind = FieldKind::boolean,
      .doc = "Q/K/V and gate/up as separate linear layers (training.separate_projections)"},
-    {.key = "fp8_keep_bf16_inputs",
-     .kind = FieldKind::boolean,
-     .doc = "FP8 linear layers keep their BF16 inputs for the backward, not FP8 copies "
-            "(training.fp8_keep_bf16_inputs; FP8 runs without fp8_activation_cache)"},
+    choice_field("fp8_saved_inputs", "what FP8 linear layers keep of their inputs for the backward "
+                 "(training.fp8_saved_inputs)", kFp8SavedInputsChoices),
     {.key = "flash_attention", .kind = FieldKind::boolean, .doc = "fused attention"},
     choice_field("attention_kernel", "which fused attention kernel (training.attention_kernel)",
                  kAttentionKernelChoices),
@@ -180,7 +178,7 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   p.mxfp8_separate_swizzle = d.get_boolean("mxfp8_separate_swizzle");
   p.eager_elementwise = d.get_boolean("eager_elementwise");
   p.separate_projections = d.get_boolean("separate_projections");
-  p.fp8_keep_bf16_inputs = d.get_boolean("fp8_keep_bf16_inputs");
+  p.fp8_saved_inputs = choice(d, "fp8_saved_inputs");
   p.tp_comm_overlap_scope = choice(d, "tp_comm_overlap_scope");
   p.flash_attention = d.get_boolean("flash_attention");
   p.attention_kernel = choice(d, "attention_kernel");
@@ -410,8 +408,7 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
     put(train, "mxfp8_separate_swizzle", *p.mxfp8_separate_swizzle);
   if (p.eager_elementwise) put(train, "eager_elementwise", *p.eager_elementwise);
   if (p.separate_projections) put(train, "separate_projections", *p.separate_projections);
-  if (p.fp8_keep_bf16_inputs && precision == "fp8" && !bool_or(train, "fp8_activation_cache", false))
-    put(train, "fp8_keep_bf16_inputs", *p.fp8_keep_bf16_inputs);
+  if (p.fp8_saved_inputs && precision == "fp8") put(train, "fp8_saved_inputs", *p.fp8_saved_inputs);
   if (p.gradient_precision.contains(precision))
     put(train, "gradient_precision", p.gradient_precision[precision]);
   if (p.sequence_parallel) put(par, "sequence_parallel", rule(p.sequence_parallel) && tp > 1);

@@ -35,7 +35,7 @@ struct FrameworkProfile {
   std::optional<std::string> fp8_scaling;          // delayed | tensorwise | rowwise | blockwise | mxfp8
   std::optional<bool> mxfp8_separate_swizzle;      // with mxfp8: scale swizzles as separate kernels
   std::optional<bool> eager_elementwise;           // torch.compile off by default
-  std::optional<bool> fp8_keep_bf16_inputs;        // FP8 linears keep BF16 inputs (torchao >= 0.9)
+  std::optional<std::string> fp8_saved_inputs;     // what FP8 linears keep for the backward (fp8 | fp8-bf16-proj | bf16)
   std::optional<bool> separate_projections;        // unfused Q/K/V and gate/up linears (torchtitan)
   std::optional<std::string> tp_comm_overlap_scope;  // forward-backward | forward
   std::optional<bool> flash_attention;

@@ -378,12 +378,15 @@ constexpr Field kTrainingFields[] = {
      .doc = "cache linear-layer inputs for the backward in FP8 (attention output in E5M6; the MoE SwiGLU "
             "recomputed from its FP8 input); needs precision fp8 (DeepSeek-V3 S3.3.4; docs/moe.md)",
      .fallback = "false"},
-    {.key = "fp8_keep_bf16_inputs",
-     .kind = FieldKind::boolean,
-     .doc = "FP8 linear layers keep their BF16 inputs for the backward (torchao's Float8Linear from v0.9); "
-            "false: the FP8-cast copies, as Transformer Engine (1 byte per element plus the recipe's scales); "
-            "needs precision fp8, memory only (docs/model.md)",
-     .fallback = "false"},
+    {.key = "fp8_saved_inputs",
+     .kind = FieldKind::choice,
+     .doc = "what FP8 linear layers keep of their inputs for the backward: fp8 (the FP8 casts, 1 byte per "
+            "element plus the recipe's scales: Transformer Engine), fp8-bf16-proj (as fp8, but the attention "
+            "output projection keeps its BF16 input under recipes other than delayed: Megatron-Core from 0.15), "
+            "bf16 (torchao's Float8Linear from v0.9); memory only, ignored without precision fp8 or with "
+            "fp8_activation_cache (docs/model.md)",
+     .fallback = "\"fp8\"",
+     .choices = kFp8SavedInputsChoices},
     {.key = "recompute_norm_mla_up",
      .kind = FieldKind::boolean,
      .doc = "recompute the norms' outputs and MLA's up-projections in the backward instead of storing them "
@@ -548,7 +551,7 @@ TrainingSpec read_training(ObjectReader& r) {
   }
   t.fp8_attention = r.boolean("fp8_attention");
   t.fp8_activation_cache = r.boolean("fp8_activation_cache");
-  t.fp8_keep_bf16_inputs = r.boolean("fp8_keep_bf16_inputs");
+  t.fp8_saved_inputs = r.enumeration("fp8_saved_inputs", fp8_saved_inputs_names());
   t.fp8_blockwise = t.fp8_scaling == Fp8Scaling::blockwise;
   // One message per problem: with fp4 any fp8_scaling is the problem, else blockwise/mxfp8 without fp8.
   if (t.precision == Precision::fp4 && r.has("fp8_scaling")) {
@@ -579,11 +582,6 @@ TrainingSpec read_training(ObjectReader& r) {
   t.activation_offload_layers = static_cast<int>(r.get_integer("activation_offload_layers").value_or(0));
   if (t.fp8_activation_cache && t.precision != Precision::fp8) {
     r.error("fp8_activation_cache", "needs \"precision\": \"fp8\" (the FP8 cache holds FP8 GEMM inputs)");
-  }
-  if (t.fp8_keep_bf16_inputs && t.precision != Precision::fp8) {
-    r.error("fp8_keep_bf16_inputs", "needs \"precision\": \"fp8\" (it says what FP8 linear layers keep)");
-  } else if (t.fp8_keep_bf16_inputs && t.fp8_activation_cache) {
-    r.error("fp8_keep_bf16_inputs", "contradicts \"fp8_activation_cache\": true (which keeps FP8 inputs)");
   }
   if (t.fp8_attention && t.precision != Precision::fp8) {
     r.error("fp8_attention", "needs \"precision\": \"fp8\" (FP8 attention is part of FP8 training)");

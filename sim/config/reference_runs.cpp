@@ -1121,15 +1121,14 @@ class Builder {
     if (precision == "fp8") {
       // What the FP8 linear layers keep for the backward: no record states it, so the profile's value or the
       // experiment default (Transformer Engine's FP8 copies) is printed.
-      if (profile_ && profile_->fp8_keep_bf16_inputs) {
-        train_["fp8_keep_bf16_inputs"] = *profile_->fp8_keep_bf16_inputs;
-        assume(fmt::format("fp8_keep_bf16_inputs = {} ({} default: FP8 linear layers keep their {} inputs for "
-                           "the backward)",
-                           *profile_->fp8_keep_bf16_inputs ? "true" : "false", profile_->name,
-                           *profile_->fp8_keep_bf16_inputs ? "BF16" : "FP8-cast"));
+      if (profile_ && profile_->fp8_saved_inputs) {
+        train_["fp8_saved_inputs"] = *profile_->fp8_saved_inputs;
+        assume(fmt::format("fp8_saved_inputs = {} (not stated; {} default: what FP8 linear layers keep of their "
+                           "inputs for the backward, memory only)",
+                           *profile_->fp8_saved_inputs, profile_->name));
       } else {
-        assume("fp8_keep_bf16_inputs = false (not stated; experiment default: FP8 linear layers keep the FP8 "
-               "copies of their inputs for the backward, as Transformer Engine)");
+        assume("fp8_saved_inputs = fp8 (not stated; experiment default: FP8 linear layers keep the FP8 copies of "
+               "their inputs for the backward, as Transformer Engine; memory only)");
       }
       if (rec_.fp8_attention) {
         train_["fp8_attention"] = *rec_.fp8_attention;

@@ -297,7 +297,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                                                                                       : "interlaced";
   }
   if (t.fp8_activation_cache) j["training"]["fp8_activation_cache"] = true;
-  if (t.fp8_keep_bf16_inputs) j["training"]["fp8_keep_bf16_inputs"] = true;
+  if (t.fp8_saved_inputs != Fp8SavedInputs::fp8)
+    j["training"]["fp8_saved_inputs"] = std::string(name_of(fp8_saved_inputs_names(), t.fp8_saved_inputs));
   if (t.bf16_layers_start > 0) j["training"]["bf16_layers_at_start"] = t.bf16_layers_start;
   if (t.bf16_layers_end > 0) j["training"]["bf16_layers_at_end"] = t.bf16_layers_end;
   if (t.recompute_norm_mla_up) j["training"]["recompute_norm_mla_up"] = true;

@@ -210,7 +210,7 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.shape.etp = par.etp;
   in.shape.moe_load = moe_rank_load(s.model.moe, par.ep);
   in.shape.fp8_activation_cache = tr.fp8_activation_cache;
-  in.shape.fp8_keep_bf16_inputs = tr.fp8_keep_bf16_inputs;
+  in.shape.fp8_saved_inputs = tr.fp8_saved_inputs;
   in.shape.fp8_scaling = tr.fp8_scaling;
   in.shape.fp8_blockwise = tr.fp8_blockwise;
   in.shape.recompute_norm_mla_up = tr.recompute_norm_mla_up;

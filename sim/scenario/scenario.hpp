@@ -178,10 +178,9 @@ struct TrainingSpec {
   // DeepSeek-V3 §3.3.4: the inputs of FP8 linear layers are cached for the backward in FP8 (1 byte per
   // element + a 4-byte scale per 128), and the MoE SwiGLU input likewise with its output recomputed.
   bool fp8_activation_cache = false;
-  // FP8 training without that cache: the linear layers keep their BF16 inputs for the backward (torchao
-  // Float8Linear from v0.9) instead of Transformer Engine's FP8 copies; memory only
-  // (models/transformer_cost.hpp LayerShape::fp8_keep_bf16_inputs).
-  bool fp8_keep_bf16_inputs = false;
+  // FP8 training without that cache: what the linear layers keep of their inputs for the backward
+  // (models/training_options.hpp Fp8SavedInputs; memory only).
+  Fp8SavedInputs fp8_saved_inputs = Fp8SavedInputs::fp8;
   // FP8/FP4 training: the first and last layers the recipe keeps in BF16 (Megatron-Core
   // first_last_layers_bf16, num_layers_at_start_in_bf16, num_layers_at_end_in_bf16).
   int bf16_layers_start = 0;

@@ -1,7 +1,8 @@
-// What FP8 linear layers keep for the backward (models/memory_model.cpp layer_activation_bytes): Transformer
-// Engine keeps the FP8 cast of each linear input (1 byte per element plus the recipe's scales) and frees the
-// BF16 tensor, except the attention output, which the attention backward keeps in BF16 too; torchao's
-// Float8Linear from v0.9 keeps the BF16 input (training.fp8_keep_bf16_inputs).
+// What FP8 linear layers keep for the backward (models/memory_model.cpp layer_activation_bytes,
+// training.fp8_saved_inputs): Transformer Engine keeps the FP8 cast of each linear input (1 byte per element
+// plus the recipe's scales) and frees the BF16 tensor unless something else holds it; Megatron-Core from 0.15
+// lets the attention output projection keep its BF16 input under recipes other than delayed; torchao's
+// Float8Linear from v0.9 keeps BF16 inputs.
 #include "tests/catch.hpp"
 
 #include "models/memory_model.hpp"
@@ -13,50 +14,96 @@ using namespace clustersim::testing;
 
 namespace {
 
-LayerShape llama_shape(Precision p) {
+LayerShape shape(Precision p, int seq = 8192) {
   LayerShape s;
   s.micro_batch = 1;
-  s.seq_len = 8192;
+  s.seq_len = seq;
   s.precision = p;
   return s;
+}
+
+double bytes(const TransformerSpec& m, const LayerShape& s, Recompute r = Recompute::none,
+             LayerKind kind = LayerKind::dense) {
+  return layer_activation_bytes(m, s, r, kind).value();
 }
 
 }  // namespace
 
 TEST_CASE("Transformer Engine's FP8 layers keep 1-byte copies of their linear inputs, torchao's BF16 ones") {
   const TransformerSpec m = config::load_model(catalog(), "llama3-70b");
-  const double bf16 = layer_activation_bytes(m, llama_shape(Precision::bf16), Recompute::none).value();
-  LayerShape s = llama_shape(Precision::fp8);
-  const double te = layer_activation_bytes(m, s, Recompute::none).value();
-  s.fp8_keep_bf16_inputs = true;
-  CHECK(layer_activation_bytes(m, s, Recompute::none).value() == Approx(bf16));
+  const double bf16 = bytes(m, shape(Precision::bf16));
+  LayerShape s = shape(Precision::fp8);
+  s.fp8_saved_inputs = Fp8SavedInputs::bf16;
+  CHECK(bytes(m, s) == Approx(bf16));
+  s.fp8_saved_inputs = Fp8SavedInputs::fp8;
+  const double te = bytes(m, s);
   // Per token, h = 8192, f = 28672: the two norm outputs (QKV and FC1 inputs) and the FC2 input go from
-  // 2 bytes to 1; the attention output (8192 wide) gains a 1-byte copy for the output projection.
+  // 2 bytes to 1; the attention output (8192 wide), kept in BF16 by the fused attention, gains a 1-byte copy
+  // for the output projection.
   const double h = 8192, f = 28672, o = 8192;
   CHECK(bf16 - te == Approx(8192 * (2 * h + f - o)));
-  CHECK(te < bf16);
 
   // MXFP8 adds one E8M0 scale byte per 32 elements of each FP8 copy; blockwise one FP32 per 128.
-  s.fp8_keep_bf16_inputs = false;
   s.fp8_scaling = Fp8Scaling::mxfp8;
-  const double mx = layer_activation_bytes(m, s, Recompute::none).value();
+  const double mx = bytes(m, s);
   CHECK(mx - te == Approx(8192 * (2 * h + f + o) / 32.0));
   s.fp8_scaling = Fp8Scaling::blockwise;
-  CHECK(layer_activation_bytes(m, s, Recompute::none).value() - te == Approx(8192 * (2 * h + f + o) * 4.0 / 128.0));
+  CHECK(bytes(m, s) - te == Approx(8192 * (2 * h + f + o) * 4.0 / 128.0));
 }
 
-TEST_CASE("MoE experts under Transformer Engine FP8 keep the expert input and the SwiGLU output in FP8") {
+TEST_CASE("Megatron-Core's output projection keeps the BF16 attention output except under delayed scaling") {
+  const TransformerSpec m = config::load_model(catalog(), "llama3-70b");
+  LayerShape s = shape(Precision::fp8);
+  s.fp8_scaling = Fp8Scaling::tensorwise;
+  const double te = bytes(m, s);
+  s.fp8_saved_inputs = Fp8SavedInputs::fp8_bf16_proj;
+  const double mcore = bytes(m, s);
+  CHECK(te - mcore == Approx(8192 * 8192.0));  // the output projection's FP8 copy of 8192 elements per token
+  s.fp8_scaling = Fp8Scaling::delayed;          // set_save_original_input only for recipes other than delayed
+  s.fp8_saved_inputs = Fp8SavedInputs::fp8;
+  const double delayed_te = bytes(m, s);
+  s.fp8_saved_inputs = Fp8SavedInputs::fp8_bf16_proj;
+  CHECK(bytes(m, s) == Approx(delayed_te));
+}
+
+TEST_CASE("with the attention core recomputed, the attention output survives only as the projection's input") {
+  const TransformerSpec m = config::load_model(catalog(), "llama3-70b");
+  LayerShape s = shape(Precision::fp8);
+  const double none = bytes(m, s, Recompute::none);
+  const double selective = bytes(m, s, Recompute::selective);
+  CHECK(none - selective == Approx(8192 * 2.0 * 8192));  // the kernel's BF16 copy of the 8192-wide output
+  // In BF16 the kernel and the projection share one tensor: selective keeps it (flash attention: no scores).
+  const LayerShape b = shape(Precision::bf16);
+  CHECK(bytes(m, b, Recompute::none) == Approx(bytes(m, b, Recompute::selective)));
+}
+
+TEST_CASE("MoE layers under Transformer Engine FP8: the router keeps the BF16 norm output, experts FP8 copies") {
   const TransformerSpec m = config::load_model(catalog(), "qwen3-30b-a3b");
-  LayerShape s = llama_shape(Precision::fp8);
-  s.seq_len = 4096;
+  LayerShape s = shape(Precision::fp8, 4096);
   s.ep = 8;
-  s.fp8_keep_bf16_inputs = true;
-  const double bf16 = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
-  s.fp8_keep_bf16_inputs = false;
-  const double te = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
-  // Dense part as above (2h norm outputs, minus the attention output's extra copy: 32 heads x 128), then per
-  // routed copy (top 8): the expert input (h) and the SwiGLU output (768) at 1 byte instead of 2; the SwiGLU
-  // input (2 x 768) stays BF16.
+  s.fp8_saved_inputs = Fp8SavedInputs::bf16;
+  const double bf16 = bytes(m, s, Recompute::none, LayerKind::moe);
+  s.fp8_saved_inputs = Fp8SavedInputs::fp8;
+  const double te = bytes(m, s, Recompute::none, LayerKind::moe);
+  // Per token: the attention norm output (h) at 1 byte, the attention output (32 heads x 128) gains a 1-byte
+  // copy, the MLP norm output stays BF16 (the router's input); per routed copy (top 8) the expert input (h)
+  // and the SwiGLU output (768) at 1 byte; the SwiGLU input (2 x 768) stays BF16.
   const double h = 2048, f = 768, o = 32 * 128;
-  CHECK(bf16 - te == Approx(4096 * (2 * h - o + 8 * (h + f))));
+  CHECK(bf16 - te == Approx(4096 * (h - o + 8 * (h + f))));
+}
+
+TEST_CASE("MLA under Transformer Engine FP8: two down-projections, two FP8 copies of the input norm") {
+  const TransformerSpec m = config::load_model(catalog(), "deepseek-v3-671b");
+  LayerShape s = shape(Precision::fp8, 4096);
+  s.ep = 64;
+  s.fp8_saved_inputs = Fp8SavedInputs::bf16;
+  const double bf16 = bytes(m, s, Recompute::none, LayerKind::moe);
+  s.fp8_saved_inputs = Fp8SavedInputs::fp8;
+  const double te = bytes(m, s, Recompute::none, LayerKind::moe);
+  // Per token: the input norm's output (h = 7168) as two 1-byte copies (no saving), the latents' norm
+  // outputs (1536 + 512) at 1 byte, the attention output (128 x 128) gains a copy, the MLP norm output stays
+  // BF16 and the shared expert's FC1 adds its 1-byte copy; per routed copy (top 8) the expert input and the
+  // SwiGLU output (2048), and the shared expert's SwiGLU output (2048), at 1 byte.
+  const double h = 7168, f = 2048, o = 128 * 128;
+  CHECK(bf16 - te == Approx(4096 * ((1536 + 512) - o - h + 8 * (h + f) + f)));
 }

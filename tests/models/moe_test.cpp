@@ -253,9 +253,10 @@ TEST_CASE("recomputed norms and MLA up-projections drop their stored outputs (De
   const double kept = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
   s.recompute_norm_mla_up = true;
   const double dropped = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
-  // Per token: the two norm outputs (2 x 2 B x 7168) and the up-projected Q, K (128 x 192 each) and
-  // V (128 x 128) in BF16.
-  const double per_token = 2.0 * 2.0 * 7168 + 2.0 * (128.0 * 192 + 128.0 * 192 + 128.0 * 128);
+  // Per token: the two norm outputs (2 x 2 B x 7168), the query and key/value latent norms' outputs
+  // (1536 + 512) and the up-projected Q, K (128 x 192 each) and V (128 x 128) in BF16.
+  const double per_token =
+      2.0 * 2.0 * 7168 + 2.0 * (1536 + 512) + 2.0 * (128.0 * 192 + 128.0 * 192 + 128.0 * 128);
   CHECK(kept - dropped == Approx(4096 * per_token));
 }
 
@@ -265,15 +266,17 @@ TEST_CASE("the FP8 activation cache stores linear inputs at 1 + 4/128 bytes and 
   s.seq_len = 4096;
   s.ep = 64;
   s.precision = Precision::fp8;
-  s.fp8_keep_bf16_inputs = true;  // the BF16 layout to compare against
+  s.fp8_saved_inputs = Fp8SavedInputs::bf16;  // the BF16 layout to compare against
   const double bf16 = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
-  s.fp8_keep_bf16_inputs = false;
+  s.fp8_saved_inputs = Fp8SavedInputs::fp8;
   s.fp8_activation_cache = true;
   const double fp8 = layer_activation_bytes(m, s, Recompute::none, LayerKind::moe).value();
   const double q8 = 1.0 + 4.0 / 128.0, h = 7168, f = 2048;
   // Norm outputs (2h), latents (1536 + 512 + 64), attention output (128 x 128, E5M6 = 1.5 B), routed
   // experts' input and SwiGLU input for 8 copies with the SwiGLU output not kept, the shared expert's too.
-  const double saved = 2 * h * (2 - q8) + (1536 + 512 + 64) * (2 - q8) + 128.0 * 128 * (2 - 1.5) +
+  // The BF16 layout keeps each latent twice (its norm's input and output) and the rotary part once.
+  const double saved = 2 * h * (2 - q8) + (2 * 2 * (1536 + 512) + 2 * 64 - q8 * (1536 + 512 + 64)) +
+                       128.0 * 128 * (2 - 1.5) +
                        8 * (h * (2 - q8) + 2 * f * (2 - q8) + 2 * f) + (2 * f * (2 - q8) + 2 * f);
   CHECK(bf16 - fp8 == Approx(4096 * saved));
   // The cache needs FP8 GEMMs: a BF16 run keeps BF16 activations.

@@ -869,7 +869,7 @@ class CaseMaker {
         targets.push_back("/training/fp8_attention");
       }
       if (rng.chance(0.2)) tr["fp8_activation_cache"] = rng.chance(0.5);
-      if (rng.chance(0.2)) tr["fp8_keep_bf16_inputs"] = rng.chance(0.5);
+      if (rng.chance(0.2)) tr["fp8_saved_inputs"] = rng.pick(std::vector<std::string>{"fp8", "fp8-bf16-proj", "bf16", "fp16"});
     }
     if (tr.contains("precision")) targets.push_back("/training/precision");
     // A framework profile, with the keys its rules read (fsdp, zero_stage, overlap_grad_reduce) stated or not.
