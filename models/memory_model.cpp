@@ -42,7 +42,7 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   // Without that cache (docs/model.md, "What FP8 layers keep"), Transformer Engine's FP8 linear layers keep
   // the FP8 copy of their input for the weight-gradient GEMM and the BF16 tensor it was cast from is freed
   // unless something else holds it (TE v1.9 module/linear.py, layernorm_linear.py, layernorm_mlp.py save the
-  // FP8 inputmat/ln_out/gelu_out; from v2.2 the quantised tensor's column-wise data only): 1 byte per element
+  // FP8 inputmat/ln_out/gelu_out; from v2.2, GroupedLinear v2.3, one usage of the quantised tensor): 1 byte per element
   // plus the recipe's scales. torchao's Float8Linear from v0.9 keeps the BF16 input (Fp8SavedInputs::bf16).
   const bool te8 = !fp8 && s.precision == Precision::fp8 && s.fp8_saved_inputs != Fp8SavedInputs::bf16;
   const double e8 = 1.0 + fp8_scale_bytes_per_element(s.fp8_scaling);
