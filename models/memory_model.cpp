@@ -48,9 +48,9 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   const double e8 = 1.0 + fp8_scale_bytes_per_element(s.fp8_scaling);
   const double e_lin = fp8 ? 1.0 + 4.0 / 128.0 : te8 ? e8 : e;  // a cached linear-layer input
   // The attention output: the fused attention kernel keeps it in BF16 for its own backward unless the core
-  // is recomputed (selective) or unfused; the output projection keeps its FP8 copy besides, or the same
-  // BF16 tensor (BF16 training; Megatron-Core from 0.15 under recipes other than delayed).
-  const bool kernel_keeps_out = s.flash_attention && r == Recompute::none;
+  // is recomputed as a checkpoint (core-attn) or unfused; the output projection keeps its FP8 copy besides,
+  // or the same BF16 tensor (BF16 training; Megatron-Core from 0.15 under recipes other than delayed).
+  const bool kernel_keeps_out = s.flash_attention && !(r == Recompute::selective && s.core_attn_recomputed);
   const bool proj_original =
       s.fp8_saved_inputs == Fp8SavedInputs::fp8_bf16_proj && s.fp8_scaling != Fp8Scaling::delayed;
   const double e_out = fp8                     ? 1.5  // E5M6

@@ -67,6 +67,9 @@ struct LayerShape {
   // FP8 training without that cache: what each FP8 linear layer keeps of its input for the backward
   // (training_options.hpp Fp8SavedInputs; memory only).
   Fp8SavedInputs fp8_saved_inputs = Fp8SavedInputs::fp8;
+  // Selective recomputation re-runs the attention core as one checkpoint (Megatron-Core core_attn): the
+  // fused attention's output is then not kept by the kernel (memory only).
+  bool core_attn_recomputed = false;
   // FP8 linear GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): their
   // efficiency follows DeepGEMM's measured shape dependence (roofline.hpp), not the per-tensor constants.
   bool fp8_blockwise = false;

@@ -116,6 +116,12 @@ struct ClusterSpec {
     return node.nics_per_communicator > 0 && node.nics_per_communicator < usable && nodes > 1 &&
            network.topology != "torus" && pools.empty();
   }
+  /// The flow engine runs this cluster in topology mode (FabricLayout::of) rather than on its two-level
+  /// fabric: a spelled-out scale-out fabric, a derived torus, or communicators on fewer NICs than the node has.
+  [[nodiscard]] bool flow_topology_mode() const {
+    return (comm.topology && comm.topology->network != NetworkKind::none) ||
+           (!comm.topology && network.topology == "torus") || communicators_use_fewer_nics();
+  }
 };
 
 }  // namespace clustersim

@@ -309,9 +309,7 @@ void read_flow(ObjectReader& r, Scenario& s) {
 void finish_flow(Scenario& s, ReadContext& ctx) {
   if (s.engine != "flow" || ctx.failed("/cluster")) return;
   const ClusterSpec& c = s.cluster;
-  const bool topology_mode = (c.comm.topology && c.comm.topology->network != NetworkKind::none) ||
-                             (!c.comm.topology && c.network.topology == "torus");
-  if (c.nodes > 1 && c.node.nics <= 0 && !topology_mode) {
+  if (c.nodes > 1 && c.node.nics <= 0 && !c.flow_topology_mode()) {
     ctx.error("/cluster/node/nics", "the flow engine needs scale-out NICs to connect several nodes");
   }
 }

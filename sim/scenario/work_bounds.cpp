@@ -35,13 +35,7 @@ WorkEstimate estimate_work(const Scenario& s, bool flow_engine) {
   WorkEstimate w;
   w.devices = static_cast<std::int64_t>(s.cluster.nodes) * s.cluster.node.devices_per_node;
   w.flow = flow_engine;
-  const auto& topo = s.cluster.comm.topology;
-  // The flow engine's topology mode (FabricLayout::of): a spelled-out scale-out fabric, a torus, or
-  // communicators limited to fewer NICs than the node has.
-  const bool topology_mode = (topo && topo->network != NetworkKind::none) ||
-                             (!topo && s.cluster.network.topology == "torus") ||
-                             s.cluster.communicators_use_fewer_nics();
-  w.flow_classes = s.flow.flow_classes && s.flow.symmetry_reduction && topology_mode;
+  w.flow_classes = s.flow.flow_classes && s.flow.symmetry_reduction && s.cluster.flow_topology_mode();
   const auto add = [&w](const Scenario& job) {
     w.graph_operations += graph_operations(job);
     const auto& t = job.training;

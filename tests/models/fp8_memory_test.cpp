@@ -66,15 +66,24 @@ TEST_CASE("Megatron-Core's output projection keeps the BF16 attention output exc
   CHECK(bytes(m, s) == Approx(delayed_te));
 }
 
-TEST_CASE("with the attention core recomputed, the attention output survives only as the projection's input") {
+TEST_CASE("with the attention core recomputed as a checkpoint, its output survives only as the projection's input") {
   const TransformerSpec m = config::load_model(catalog(), "llama3-70b");
   LayerShape s = shape(Precision::fp8);
   const double none = bytes(m, s, Recompute::none);
-  const double selective = bytes(m, s, Recompute::selective);
-  CHECK(none - selective == Approx(8192 * 2.0 * 8192));  // the kernel's BF16 copy of the 8192-wide output
-  // In BF16 the kernel and the projection share one tensor: selective keeps it (flash attention: no scores).
-  const LayerShape b = shape(Precision::bf16);
+  // The default selective policy (attention) re-runs nothing of a fused attention: the same bytes.
+  CHECK(bytes(m, s, Recompute::selective) == Approx(none));
+  s.core_attn_recomputed = true;  // selective_recompute core-attn: Megatron-Core's core_attn checkpoint
+  CHECK(none - bytes(m, s, Recompute::selective) == Approx(8192 * 2.0 * 8192));  // the kernel's BF16 copy
+  // In BF16 the kernel and the projection share one tensor: the checkpoint keeps it as the projection's input.
+  LayerShape b = shape(Precision::bf16);
+  b.core_attn_recomputed = true;
   CHECK(bytes(m, b, Recompute::none) == Approx(bytes(m, b, Recompute::selective)));
+  // Megatron-Core keeps the projection's BF16 input whatever the recompute (attention.py): under the core_attn
+  // checkpoint that is 2 bytes where the FP8 copy took 1.
+  s.fp8_scaling = Fp8Scaling::tensorwise;
+  const double fp8_copy = bytes(m, s, Recompute::selective);
+  s.fp8_saved_inputs = Fp8SavedInputs::fp8_bf16_proj;
+  CHECK(bytes(m, s, Recompute::selective) == Approx(fp8_copy + 8192 * 8192.0));
 }
 
 TEST_CASE("MoE layers under Transformer Engine FP8: the router keeps the BF16 norm output, experts FP8 copies") {

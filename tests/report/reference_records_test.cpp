@@ -1319,7 +1319,7 @@ TEST_CASE("fsdp false rules out full sharding only: the profile's distributed-op
   const auto nemo = only_case(read(r));
   CHECK(nemo.experiment["parallelism"]["zero_stage"] == 1);
   CHECK(mentions(nemo.assumptions,
-                 "zero_stage = 1 (not stated; fsdp false rules out full sharding only; nemo-2025-07 default)"));
+                 "zero_stage = 1 (not stated; fsdp false rules out full sharding only; nemo-2025-11 default)"));
   // A profile whose default is full sharding falls back to plain data parallelism, also said.
   r["framework"] = {{"name", "torchtitan"}, {"version", nullptr}, {"date", "2025-06"}};
   const auto titan = only_case(read(r));
