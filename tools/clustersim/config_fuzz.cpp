@@ -875,8 +875,9 @@ class CaseMaker {
     // A framework profile, with the keys its rules read (fsdp, zero_stage, overlap_grad_reduce) stated or not.
     if (rng.chance(0.2)) {
       e["profile"] = rng.pick(std::vector<std::string>{"megatron-lm-2021", "megatron-deepspeed-2021", "nemo-2025",
-                                                       "nemo-2025-07", "nemo-2026", "torchtitan-2025",
-                                                       "megatron-core-2024"});
+                                                       "nemo-2025-07", "nemo-2025-11", "nemo-2026",
+                                                       "torchtitan-2025", "megatron-core-2024",
+                                                       "megatron-core-2026"});
       if (rng.chance(0.4)) par["fsdp"] = rng.chance(0.5);
       if (rng.chance(0.2)) tr["overlap_grad_reduce"] = rng.chance(0.5);
       targets.push_back("/profile");
