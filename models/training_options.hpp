@@ -22,7 +22,8 @@ enum class Optimizer { adam, sgd };
 //    forward once more.
 enum class SelectivePolicy { attention, op, layer, core_attn };
 
-// What an FP8 linear layer keeps of its input for the backward (memory only; docs/model.md, "What FP8 layers
+// What an FP8 linear layer keeps of its input for the backward (memory, and the bytes activation offloading
+// moves; docs/model.md, "What FP8 layers
 // keep"), in FP8 training without the DeepSeek-V3 activation cache:
 //  - fp8: the FP8 cast it made for the forward GEMM (Transformer Engine; torchao up to v0.8 tensor-wise);
 //  - fp8_bf16_proj: as fp8, but under any recipe other than delayed the attention output projection keeps

@@ -65,7 +65,7 @@ struct LayerShape {
   bool fp8_activation_cache = false;
   bool recompute_norm_mla_up = false;
   // FP8 training without that cache: what each FP8 linear layer keeps of its input for the backward
-  // (training_options.hpp Fp8SavedInputs; memory only).
+  // (training_options.hpp Fp8SavedInputs; memory and offloaded bytes).
   Fp8SavedInputs fp8_saved_inputs = Fp8SavedInputs::fp8;
   // Selective recomputation re-runs the attention core as one checkpoint (Megatron-Core core_attn): the
   // fused attention's output is then not kept by the kernel (memory only).

@@ -383,7 +383,7 @@ constexpr Field kTrainingFields[] = {
      .doc = "what FP8 linear layers keep of their inputs for the backward: fp8 (the FP8 casts, 1 byte per "
             "element plus the recipe's scales: Transformer Engine), fp8-bf16-proj (as fp8, but the attention "
             "output projection keeps its BF16 input under recipes other than delayed: Megatron-Core from 0.15), "
-            "bf16 (torchao's Float8Linear from v0.9); memory only, ignored without precision fp8 or with "
+            "bf16 (torchao's Float8Linear from v0.9); memory (and the bytes activation offloading moves), ignored without precision fp8 or with "
             "fp8_activation_cache (docs/model.md)",
      .fallback = "\"fp8\"",
      .choices = kFp8SavedInputsChoices},

@@ -1124,11 +1124,11 @@ class Builder {
       if (profile_ && profile_->fp8_saved_inputs) {
         train_["fp8_saved_inputs"] = *profile_->fp8_saved_inputs;
         assume(fmt::format("fp8_saved_inputs = {} (not stated; {} default: what FP8 linear layers keep of their "
-                           "inputs for the backward, memory only)",
+                           "inputs for the backward: memory and offloaded bytes)",
                            *profile_->fp8_saved_inputs, profile_->name));
       } else {
         assume("fp8_saved_inputs = fp8 (not stated; experiment default: FP8 linear layers keep the FP8 copies of "
-               "their inputs for the backward, as Transformer Engine; memory only)");
+               "their inputs for the backward, as Transformer Engine: memory and offloaded bytes)");
       }
       if (rec_.fp8_attention) {
         train_["fp8_attention"] = *rec_.fp8_attention;
