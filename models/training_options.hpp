@@ -23,8 +23,7 @@ enum class Optimizer { adam, sgd };
 enum class SelectivePolicy { attention, op, layer, core_attn };
 
 // What an FP8 linear layer keeps of its input for the backward (memory, and the bytes activation offloading
-// moves; docs/model.md, "What FP8 layers
-// keep"), in FP8 training without the DeepSeek-V3 activation cache:
+// moves; docs/model.md, "what FP8 layers keep"), in FP8 training without the DeepSeek-V3 activation cache:
 //  - fp8: the FP8 cast it made for the forward GEMM (Transformer Engine; torchao up to v0.8 tensor-wise);
 //  - fp8_bf16_proj: as fp8, but under any recipe other than delayed the attention output projection keeps
 //    its original BF16 input, the tensor the attention backward holds anyway (Megatron-Core from 0.15 with

@@ -68,7 +68,7 @@ struct LayerShape {
   // (training_options.hpp Fp8SavedInputs; memory and offloaded bytes).
   Fp8SavedInputs fp8_saved_inputs = Fp8SavedInputs::fp8;
   // Selective recomputation re-runs the attention core as one checkpoint (Megatron-Core core_attn): the
-  // fused attention's output is then not kept by the kernel (memory only).
+  // fused attention's output is then not kept by the kernel (memory and offloaded bytes).
   bool core_attn_recomputed = false;
   // FP8 linear GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): their
   // efficiency follows DeepGEMM's measured shape dependence (roofline.hpp), not the per-tensor constants.

@@ -211,8 +211,7 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.shape.moe_load = moe_rank_load(s.model.moe, par.ep);
   in.shape.fp8_activation_cache = tr.fp8_activation_cache;
   in.shape.fp8_saved_inputs = tr.fp8_saved_inputs;
-  in.shape.core_attn_recomputed =
-      tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::core_attn;
+  in.shape.core_attn_recomputed = tr.core_attn_recomputed();
   in.shape.fp8_scaling = tr.fp8_scaling;
   in.shape.fp8_blockwise = tr.fp8_blockwise;
   in.shape.recompute_norm_mla_up = tr.recompute_norm_mla_up;

@@ -144,7 +144,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.moe_load = moe_rank_load(m.moe, par.ep);
   shape_.fp8_activation_cache = tr.fp8_activation_cache;
   shape_.fp8_saved_inputs = tr.fp8_saved_inputs;
-  shape_.core_attn_recomputed = tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::core_attn;
+  shape_.core_attn_recomputed = tr.core_attn_recomputed();
   shape_.fp8_blockwise = tr.fp8_blockwise;
   shape_.recompute_norm_mla_up = tr.recompute_norm_mla_up;
   // On a derived torus the tensor-parallel group fills whole torus dimensions where their sizes allow

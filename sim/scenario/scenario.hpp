@@ -179,7 +179,7 @@ struct TrainingSpec {
   // element + a 4-byte scale per 128), and the MoE SwiGLU input likewise with its output recomputed.
   bool fp8_activation_cache = false;
   // FP8 training without that cache: what the linear layers keep of their inputs for the backward
-  // (models/training_options.hpp Fp8SavedInputs; memory only).
+  // (models/training_options.hpp Fp8SavedInputs; memory and the bytes activation offloading moves).
   Fp8SavedInputs fp8_saved_inputs = Fp8SavedInputs::fp8;
   // FP8/FP4 training: the first and last layers the recipe keeps in BF16 (Megatron-Core
   // first_last_layers_bf16, num_layers_at_start_in_bf16, num_layers_at_end_in_bf16).
@@ -212,6 +212,11 @@ struct TrainingSpec {
   int activation_offload_layers = 0;
 
   [[nodiscard]] int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
+  /// Selective recomputation as Megatron-Core's core_attn checkpoint (models/transformer_cost.hpp
+  /// LayerShape::core_attn_recomputed).
+  [[nodiscard]] bool core_attn_recomputed() const {
+    return recompute == Recompute::selective && selective_policy == SelectivePolicy::core_attn;
+  }
   GradientCompression compression;              // DP gradient compression (`compression` section)
   // Batch-size ramp (`training.batch_rampup`, Megatron-LM's --rampup-batch-size): replayed by the run
   // section (sim/run/batch_ramp.hpp); the step itself is predicted at global_batch, the final batch.
