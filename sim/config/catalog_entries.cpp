@@ -22,7 +22,7 @@ auto load_entry(Catalog& catalog, CatalogKind kind, const Section& section, std:
   } catch (const std::invalid_argument& e) {
     throw ConfigError(std::string(name_or_path), "", e.what());
   }
-  ResolvedDocument doc{catalog.load(file), Provenance(file.string(), file.parent_path()), {}};
+  ResolvedDocument doc{catalog.load(file), Provenance(file.string(), file.parent_path()), {}, {}, {}};
   ReferenceResolver(catalog).resolve_entry(doc, kind);
 
   Diagnostics diagnostics;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <stdexcept>
 
 #include "sim/config/experiment_reader.hpp"
@@ -25,9 +26,11 @@ ResolvedDocument ExperimentLoader::load(std::string_view file_or_name) {
 }
 
 // `"profile": "<name>"` at the top level fills what the experiment leaves out from
-// configs/profiles/<name>.json (docs/validation.md, "Framework profiles"); stated keys win.
+// configs/profiles/<name>.json (docs/validation.md, "Framework profiles"); stated keys win, --set and
+// --vary values included (ResolvedDocument::profile).
 namespace {
-void apply_named_profile(nlohmann::json& document, const std::string& label, const CatalogPaths& paths) {
+std::shared_ptr<const FrameworkProfile> take_named_profile(nlohmann::json& document, const std::string& label,
+                                                           const CatalogPaths& paths) {
   const nlohmann::json name = document["profile"];
   document.erase("profile");
   if (!name.is_string())
@@ -40,16 +43,22 @@ void apply_named_profile(nlohmann::json& document, const std::string& label, con
     throw ConfigError(label, "/profile",
                       fmt::format("unknown profile \"{}\" (available: {})", name.get<std::string>(), names));
   }
-  apply_profile(document, *p);
+  return std::make_shared<const FrameworkProfile>(*p);
 }
 }  // namespace
 
 ResolvedDocument ExperimentLoader::resolve(nlohmann::json document, std::string label,
                                            std::filesystem::path base_dir) {
+  std::shared_ptr<const FrameworkProfile> profile;
   if (document.is_object() && document.contains("profile"))
-    apply_named_profile(document, label, catalog_.paths());
-  ResolvedDocument doc{std::move(document), Provenance(std::move(label), std::move(base_dir)), {}};
+    profile = take_named_profile(document, label, catalog_.paths());
+  ResolvedDocument doc{std::move(document), Provenance(std::move(label), std::move(base_dir)), {}, {}, {}};
   ReferenceResolver(catalog_).resolve_experiment(doc);
+  if (profile) {
+    doc.unprofiled = std::make_shared<const nlohmann::json>(doc.document);
+    doc.profile = std::move(profile);
+    apply_profile(doc.document, *doc.profile);
+  }
   return doc;
 }
 
@@ -61,7 +70,11 @@ Scenario ExperimentLoader::build(const ResolvedDocument& doc, std::span<const Ov
 
 Scenario ExperimentLoader::build_in_place(ResolvedDocument& doc, std::span<const Override> overrides) {
   const std::size_t known_problems = doc.problems.size();
+  // With a profile, every build starts from the document as stated and fills the profile's defaults
+  // after the overrides (ResolvedDocument::profile).
+  if (doc.profile && doc.unprofiled) doc.document = *doc.unprofiled;
   apply_overrides(doc, overrides, catalog_);
+  if (doc.profile) apply_profile(doc.document, *doc.profile);
   try {
     Scenario s = read_experiment(doc, sections_, &catalog_);
     doc.problems.resize(known_problems);

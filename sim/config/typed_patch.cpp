@@ -133,6 +133,9 @@ TypedPointBuilder::TypedPointBuilder(ExperimentLoader& loader, const ResolvedDoc
     refuse("an experiment with jobs or pools");
   }
   if (enabled_ && !doc.problems.empty()) refuse("the experiment has problems");
+  // A profile's defaults depend on the point's values (sequence parallelism with TP > 1...): they are
+  // filled after the overrides, on the JSON path (ResolvedDocument::profile).
+  if (enabled_ && doc.profile) refuse("the experiment names a framework profile");
   if (!enabled_) return;
   Diagnostics diagnostics;
   ReadContext ctx(origin_, diagnostics, &loader_.catalog());

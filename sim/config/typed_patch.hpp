@@ -17,7 +17,8 @@
 //                                      EnergySpec::validate() re-run)
 // Anything else — another pointer, a value the experiment states as a string, array or catalog name, an
 // experiment with jobs or pools, a cluster pointer when the experiment has an energy section (whose reader
-// reads the cluster), a document with problems — takes the JSON path (ExperimentLoader::build_in_place).
+// reads the cluster), an experiment that names a framework profile (filled after each point's overrides),
+// a document with problems — takes the JSON path (ExperimentLoader::build_in_place).
 // So does every point whose patched value or cross-field checks report a problem: its error message is the
 // JSON path's, word for word. tests/config/typed_patch_test.cpp and tests/plan/sweep_test.cpp compare the
 // two paths.
