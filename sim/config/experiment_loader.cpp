@@ -45,6 +45,22 @@ std::shared_ptr<const FrameworkProfile> take_named_profile(nlohmann::json& docum
   }
   return std::make_shared<const FrameworkProfile>(*p);
 }
+
+// Which TP-dependent parallelism keys the profile filled with a rule that holds for every TP > 1;
+// `before` is the document before the profile filled it (overrides applied).
+Scenario::ProfileTpRules profile_tp_rules(const FrameworkProfile& p, const nlohmann::json& before) {
+  // apply_profile's own guard: it fills nothing without a training object.
+  const auto train = before.is_object() ? before.find("training") : before.end();
+  if (train == before.end() || !train->is_object()) return {};
+  if (before.contains("parallelism") && !before["parallelism"].is_object()) return {};
+  const auto stated = [&](const char* key) {
+    const auto par = before.find("parallelism");
+    return par != before.end() && par->is_object() && par->contains(key);
+  };
+  const auto holds = [](const std::optional<WithTp>& r) { return r && *r != WithTp::off; };
+  return {.sequence_parallel = holds(p.sequence_parallel) && !stated("sequence_parallel"),
+          .tp_comm_overlap = holds(p.tp_comm_overlap) && !stated("tp_comm_overlap")};
+}
 }  // namespace
 
 ResolvedDocument ExperimentLoader::resolve(nlohmann::json document, std::string label,
@@ -63,7 +79,11 @@ ResolvedDocument ExperimentLoader::resolve(nlohmann::json document, std::string 
 }
 
 Scenario ExperimentLoader::build(const ResolvedDocument& doc, std::span<const Override> overrides) {
-  if (overrides.empty()) return read_experiment(doc, sections_, &catalog_);
+  if (overrides.empty()) {
+    Scenario s = read_experiment(doc, sections_, &catalog_);
+    if (doc.profile && doc.unprofiled) s.profile_tp_rules = profile_tp_rules(*doc.profile, *doc.unprofiled);
+    return s;
+  }
   ResolvedDocument copy = doc;
   return build_in_place(copy, overrides);
 }
@@ -74,9 +94,14 @@ Scenario ExperimentLoader::build_in_place(ResolvedDocument& doc, std::span<const
   // after the overrides (ResolvedDocument::profile).
   if (doc.profile && doc.unprofiled) doc.document = *doc.unprofiled;
   apply_overrides(doc, overrides, catalog_);
-  if (doc.profile) apply_profile(doc.document, *doc.profile);
+  Scenario::ProfileTpRules rules;
+  if (doc.profile) {
+    rules = profile_tp_rules(*doc.profile, doc.document);
+    apply_profile(doc.document, *doc.profile);
+  }
   try {
     Scenario s = read_experiment(doc, sections_, &catalog_);
+    s.profile_tp_rules = rules;
     doc.problems.resize(known_problems);
     return s;
   } catch (...) {

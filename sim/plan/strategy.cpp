@@ -37,7 +37,8 @@ void apply(const Strategy& st, Scenario& s) {
   s.cluster.nodes = st.nodes;
   // The strategy's fields, and the experiment's for what the search does not choose.
   ParallelismSpec p = parallelism_of(st);
-  p.tp_comm_overlap = s.parallelism.tp_comm_overlap;
+  // A framework profile's "with TP > 1" rule is applied to the strategy's tp (Scenario::profile_tp_rules).
+  p.tp_comm_overlap = s.profile_tp_rules.tp_comm_overlap ? st.tp > 1 : s.parallelism.tp_comm_overlap;
   p.dp_flat_ring = s.parallelism.dp_flat_ring;
   p.moe_overlap = s.parallelism.moe_overlap;
   p.vocab_parallel = s.parallelism.vocab_parallel;

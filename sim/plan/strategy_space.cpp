@@ -65,7 +65,10 @@ void add_training_choices(const Scenario& base, const SearchBounds& b, const Lay
           if (wafer && ep != 1) continue;
           for (int sp = 0; sp < (l.tp > 1 && b.vary_sequence_parallel && !moe.enabled() ? 2 : 1); ++sp) {
             Strategy st{l.nodes, l.tp, l.pp, l.dp, l.cp, vp, ep, etp, mb, rc, zero, kind, sp == 1};
-            if (!b.vary_sequence_parallel) st.sequence_parallel = l.tp > 1 && base.parallelism.sequence_parallel;
+            // The experiment's choice, or its framework profile's "with TP > 1" rule applied to this tp.
+            if (!b.vary_sequence_parallel)
+              st.sequence_parallel =
+                  l.tp > 1 && (base.parallelism.sequence_parallel || base.profile_tp_rules.sequence_parallel);
             if (moe.enabled()) st.sequence_parallel = l.tp > 1;
             out.push_back(st);
           }

@@ -263,6 +263,13 @@ struct Scenario {
   std::optional<EnergySpec> energy;  // the `energy` section (power, PUE, carbon, prices) when present
   StragglerSet stragglers;           // the `stragglers` section (empty when absent)
   FlowSettings flow;                 // the `flow` section (flow-engine fabric shape and reduction)
+  /// Parallelism keys the experiment leaves to its framework profile's "with TP > 1" (or "on") rule: true
+  /// when the profile filled sequence_parallel / tp_comm_overlap that way. They hold for this scenario's
+  /// tp; the planner, which changes tp per strategy, applies the rule again (sim/plan/strategy.cpp).
+  struct ProfileTpRules {
+    bool sequence_parallel = false;
+    bool tp_comm_overlap = false;
+  } profile_tp_rules;
   /// The `jobs` section: several jobs sharing this scenario's cluster (empty: the scenario is one job on
   /// the whole cluster). Placements are disjoint and inside the cluster.
   std::vector<JobSpec> jobs;

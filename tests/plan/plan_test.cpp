@@ -258,3 +258,42 @@ TEST_CASE("a stated pipeline_split rule lets the planner search depths that do n
   CHECK(eight);
   CHECK_FALSE(six);
 }
+
+TEST_CASE("a framework profile's TP rules hold for every strategy the planner applies", "[plan][planner]") {
+  // An experiment at tp 1 naming megatron-core-2025 (sequence_parallel and tp_comm_overlap "with-tp"): the
+  // profile fills both false for tp 1. Until 2026-11-27 the planner kept those values for every tp, so its
+  // TP > 1 strategies ran without the TP-comm overlap the same experiment gets with that tp stated.
+  config::ExperimentLoader loader(bundled_catalog());
+  config::ResolvedDocument seed = loader.load("gpt2-1b-a100-8gpu");
+  nlohmann::json doc = seed.document;
+  doc["profile"] = "megatron-core-2025";
+  doc["model"] = "mcore-gpt-1.7b";  // heads divisible by the node's 8 devices (the GPT-2 1.2B has 15)
+  doc["parallelism"] = {{"tp", 1}, {"pp", 1}};
+  const config::ResolvedDocument rd = loader.resolve(doc, "profiled.json");
+  const Scenario base = loader.build(rd);
+  REQUIRE(base.parallelism.tp == 1);
+  REQUIRE_FALSE(base.parallelism.tp_comm_overlap);
+  CHECK(base.profile_tp_rules.sequence_parallel);
+  CHECK(base.profile_tp_rules.tp_comm_overlap);
+  const std::vector<Strategy> space = enumerate_strategies(base, {});
+  int checked_tp = 0;
+  for (std::size_t i = 0; i < space.size(); i += 5) {
+    const Strategy& st = space[i];
+    INFO(describe(st) << " of " << space.size());
+    Scenario s = base;
+    apply(st, s);
+    // The JSON path with the strategy's keys (its SP stated, the overlap left to the profile).
+    const Scenario json = loader.build(rd, overrides_of(st));
+    CHECK(s.parallelism.tp_comm_overlap == json.parallelism.tp_comm_overlap);
+    CHECK(s.parallelism.tp_comm_overlap == (st.tp > 1));
+    if (st.tp > 1) ++checked_tp;
+  }
+  CHECK(checked_tp > 0);
+  int tps = 0;
+  for (const Strategy& st : space) tps += st.tp > 1;
+  INFO(space.size() << " strategies, " << tps << " with tp > 1");
+  // A stated value is the experiment's, not the rule's.
+  doc["parallelism"]["tp_comm_overlap"] = false;
+  const Scenario stated = loader.build(loader.resolve(doc, "stated.json"));
+  CHECK_FALSE(stated.profile_tp_rules.tp_comm_overlap);
+}
