@@ -46,20 +46,34 @@ std::shared_ptr<const FrameworkProfile> take_named_profile(nlohmann::json& docum
   return std::make_shared<const FrameworkProfile>(*p);
 }
 
-// Which TP-dependent parallelism keys the profile filled with a rule that holds for every TP > 1;
-// `before` is the document before the profile filled it (overrides applied).
-Scenario::ProfileTpRules profile_tp_rules(const FrameworkProfile& p, const nlohmann::json& before) {
+// The profile's rules for the keys it fills from tp, pp or the ZeRO stage, where `before` (the document
+// before the profile filled it, overrides applied) leaves them unstated (Scenario::ProfileRules).
+Scenario::ProfileRules profile_rules(const FrameworkProfile& p, const nlohmann::json& before) {
   // apply_profile's own guard: it fills nothing without a training object.
   const auto train = before.is_object() ? before.find("training") : before.end();
   if (train == before.end() || !train->is_object()) return {};
   if (before.contains("parallelism") && !before["parallelism"].is_object()) return {};
-  const auto stated = [&](const char* key) {
-    const auto par = before.find("parallelism");
-    return par != before.end() && par->is_object() && par->contains(key);
+  const auto stated = [&](const nlohmann::json::const_iterator& section, const char* key) {
+    return section != before.end() && section->is_object() && section->contains(key);
   };
+  const auto par = before.find("parallelism");
   const auto holds = [](const std::optional<WithTp>& r) { return r && *r != WithTp::off; };
-  return {.sequence_parallel = holds(p.sequence_parallel) && !stated("sequence_parallel"),
-          .tp_comm_overlap = holds(p.tp_comm_overlap) && !stated("tp_comm_overlap")};
+  Scenario::ProfileRules r;
+  r.sequence_parallel = holds(p.sequence_parallel) && !stated(par, "sequence_parallel");
+  r.tp_comm_overlap = holds(p.tp_comm_overlap) && !stated(par, "tp_comm_overlap");
+  if (p.pipeline_p2p && !stated(par, "pipeline_p2p")) r.pipeline_p2p_blocking = *p.pipeline_p2p == "deepspeed";
+  if (p.overlap_grad_reduce && !stated(train, "overlap_grad_reduce")) {
+    r.overlap_grad_reduce = *p.overlap_grad_reduce == "on" ? 1 : *p.overlap_grad_reduce == "with-zero3" ? 2 : 0;
+  }
+  if (!stated(par, "dp_collective")) {
+    if (p.dp_collective) r.dp_flat_ring = *p.dp_collective == "flat-ring";
+    if (p.dp_collective_zero3) {
+      r.dp_flat_ring_zero3 = *p.dp_collective_zero3 == "flat-ring";
+    } else {
+      r.dp_flat_ring_zero3 = r.dp_flat_ring;
+    }
+  }
+  return r;
 }
 }  // namespace
 
@@ -81,11 +95,22 @@ ResolvedDocument ExperimentLoader::resolve(nlohmann::json document, std::string 
 Scenario ExperimentLoader::build(const ResolvedDocument& doc, std::span<const Override> overrides) {
   if (overrides.empty()) {
     Scenario s = read_experiment(doc, sections_, &catalog_);
-    if (doc.profile && doc.unprofiled) s.profile_tp_rules = profile_tp_rules(*doc.profile, *doc.unprofiled);
+    if (doc.profile && doc.unprofiled) s.profile_rules = profile_rules(*doc.profile, *doc.unprofiled);
     return s;
   }
   ResolvedDocument copy = doc;
   return build_in_place(copy, overrides);
+}
+
+void ExperimentLoader::apply_base_overrides(ResolvedDocument& doc, std::span<const Override> overrides) {
+  if (!doc.profile || !doc.unprofiled) {
+    apply_overrides(doc, overrides, catalog_);
+    return;
+  }
+  doc.document = *doc.unprofiled;
+  apply_overrides(doc, overrides, catalog_);
+  doc.unprofiled = std::make_shared<const nlohmann::json>(doc.document);
+  apply_profile(doc.document, *doc.profile);
 }
 
 Scenario ExperimentLoader::build_in_place(ResolvedDocument& doc, std::span<const Override> overrides) {
@@ -94,14 +119,14 @@ Scenario ExperimentLoader::build_in_place(ResolvedDocument& doc, std::span<const
   // after the overrides (ResolvedDocument::profile).
   if (doc.profile && doc.unprofiled) doc.document = *doc.unprofiled;
   apply_overrides(doc, overrides, catalog_);
-  Scenario::ProfileTpRules rules;
+  Scenario::ProfileRules rules;
   if (doc.profile) {
-    rules = profile_tp_rules(*doc.profile, doc.document);
+    rules = profile_rules(*doc.profile, doc.document);
     apply_profile(doc.document, *doc.profile);
   }
   try {
     Scenario s = read_experiment(doc, sections_, &catalog_);
-    s.profile_tp_rules = rules;
+    s.profile_rules = rules;
     doc.problems.resize(known_problems);
     return s;
   } catch (...) {

@@ -43,6 +43,11 @@ class ExperimentLoader {
   /// Applies `overrides` to a copy of `doc` and reads it. Throws ConfigError.
   Scenario build(const ResolvedDocument& doc, std::span<const Override> overrides = {});
 
+  /// Applies `overrides` to `doc` for good: the base of a sweep (`sweep --set`), which every point's build
+  /// starts from. With a framework profile they go into the document as stated and the profile is filled
+  /// again after them (ResolvedDocument::profile). Problems are kept in doc.problems for build().
+  void apply_base_overrides(ResolvedDocument& doc, std::span<const Override> overrides);
+
   /// Like build(), but applies the overrides to `doc` itself (no copy). For sweeps that rebuild many
   /// points from one document: pass the same pointers every time so each point overwrites the last.
   Scenario build_in_place(ResolvedDocument& doc, std::span<const Override> overrides);

@@ -432,9 +432,12 @@ void apply_profile(nlohmann::json& experiment, const FrameworkProfile& p) {
     put(par, "dp_collective", *p.dp_collective);
   }
   if (p.schedule && pp > 1) {
-    const std::string schedule = *p.schedule == "interleaved" ? "interleaved-1f1b"
-                                 : *p.schedule == "zb"        ? "zb-h1"
-                                                              : *p.schedule;
+    std::string schedule = *p.schedule == "interleaved" ? "interleaved-1f1b"
+                           : *p.schedule == "zb"        ? "zb-h1"
+                                                        : *p.schedule;
+    // Megatron's rule is "1F1B unless virtual pipeline stages are set": a stated vp > 1 on a framework
+    // that interleaves (interleave_max_vp) selects the interleaved schedule.
+    if (schedule == "1f1b" && p.interleave_max_vp && int_or(par, "vp", 1) > 1) schedule = "interleaved-1f1b";
     put(par, "schedule", schedule);
   }
 }

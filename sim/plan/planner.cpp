@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "sim/config/cross_checks.hpp"
+#include "sim/config/provenance.hpp"
 #include "sim/core/diagnostics.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/plan/memory_estimate.hpp"
@@ -55,6 +57,19 @@ class Evaluator {
     Slot slot;
     Scenario s = base_;
     apply(st, s);
+    // The experiment's cross-field checks (sim/config/cross_checks.hpp) on the strategy: what a run of it
+    // would refuse (a parameter-server dp_mode with TP > 1, ZeRO under local SGD, PP across TPU slices...)
+    // is invalid here too, not ranked.
+    {
+      Diagnostics problems;
+      const config::Provenance origin(base_.source_file);
+      config::ReadContext ctx(origin, problems);
+      config::finalize_scenario(s, ctx);
+      if (!problems.empty()) {
+        slot.outcome = Outcome::invalid;
+        return slot;
+      }
+    }
     // The planner ranks on the analytic engine (docs/planning.md), whatever engine the experiment names:
     // the cost and energy objectives ran a flow-engine experiment's every strategy on the flow engine
     // (two-jobs-halves: minutes, outside the search's cost bound).

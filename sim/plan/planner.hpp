@@ -74,7 +74,7 @@ struct PlanResult {
   std::size_t pruned_memory = 0;      // discarded by the memory estimate before simulation
   std::size_t simulated = 0;          // run through the engine
   std::size_t over_memory = 0;        // simulated, but a stage does not fit
-  std::size_t invalid = 0;            // rejected by the graph builder
+  std::size_t invalid = 0;            // refused by the config checks or the graph builder
   std::size_t past_deadline = 0;      // feasible but slower than the deadline
   std::vector<PlanCandidate> ranked;  // feasible strategies, best first
   std::optional<double> trust_error;  // the region's error bound, when mark_trusted ran

@@ -35,22 +35,45 @@ ParallelismSpec parallelism_of(const Strategy& st) {
 
 void apply(const Strategy& st, Scenario& s) {
   s.cluster.nodes = st.nodes;
-  // The strategy's fields, and the experiment's for what the search does not choose.
-  ParallelismSpec p = parallelism_of(st);
-  // A framework profile's "with TP > 1" rule is applied to the strategy's tp (Scenario::profile_tp_rules).
-  p.tp_comm_overlap = s.profile_tp_rules.tp_comm_overlap ? st.tp > 1 : s.parallelism.tp_comm_overlap;
-  p.dp_flat_ring = s.parallelism.dp_flat_ring;
-  p.moe_overlap = s.parallelism.moe_overlap;
-  p.vocab_parallel = s.parallelism.vocab_parallel;
-  // A stated pipeline_split rule splits this strategy's pp·vp stages (the space holds only depths it can
-  // split); without one the split is even.
-  p.pipeline_split = s.parallelism.pipeline_split;
+  // The strategy's fields over the experiment's: what the search does not choose stays the experiment's
+  // (TP-comm overlap and its scope, the DP collective, pipeline p2p, MoE overlap and its SMs, vocabulary
+  // parallelism, the split rule).
+  const ParallelismSpec chosen = parallelism_of(st);
+  ParallelismSpec p = s.parallelism;
+  p.tp = chosen.tp;
+  p.pp = chosen.pp;
+  p.dp = chosen.dp;
+  p.cp = chosen.cp;
+  p.vp = chosen.vp;
+  p.ep = chosen.ep;
+  p.etp = chosen.etp;
+  p.zero_stage = chosen.zero_stage;
+  p.schedule = chosen.schedule;
+  p.sequence_parallel = chosen.sequence_parallel;
+  // A framework profile's rules for keys the experiment leaves to it follow the strategy's tp, pp and ZeRO
+  // stage, as a run of this strategy with those stated would get them (Scenario::ProfileRules).
+  const Scenario::ProfileRules& r = s.profile_rules;
+  const bool zero3 = st.zero_stage == 3;
+  if (r.tp_comm_overlap) p.tp_comm_overlap = st.tp > 1;
+  if (r.pipeline_p2p_blocking >= 0) p.pipeline_p2p_blocking = st.pp > 1 && r.pipeline_p2p_blocking == 1;
+  if (r.overlap_grad_reduce >= 0)
+    s.training.overlap_grad_reduce = r.overlap_grad_reduce == 1 || (r.overlap_grad_reduce == 2 && zero3 && st.pp == 1);
+  if (zero3 && r.dp_flat_ring_zero3 >= 0) {
+    p.dp_flat_ring = r.dp_flat_ring_zero3 == 1;
+  } else if (!zero3 && r.dp_flat_ring >= 0) {
+    p.dp_flat_ring = r.dp_flat_ring == 1;
+  }
+  // The layer split is the strategy's: a stated pipeline_split rule splits its pp·vp stages (the space holds
+  // only depths it can split); without one the split is even (an explicit pipeline_layers or
+  // pipeline_layout is for the experiment's own depth: the planner says so).
+  p.pipeline_layers.clear();
+  p.pipeline_layout.clear();
   if (!p.pipeline_split.empty() && st.pp * st.vp > 1) {
     if (auto split = config::pipeline_split_layers(p.pipeline_split, s.model.layers, st.pp * st.vp)) {
       p.pipeline_layers = *split;
     }
   }
-  s.parallelism = std::move(p);  // otherwise pipeline_layers cleared: the search splits layers evenly
+  s.parallelism = std::move(p);
   s.training.micro_batch = st.micro_batch;
   s.training.recompute = st.recompute;
   // The batch ramp's batches must split into the strategy's micro_batch·dp and suit its schedule, which

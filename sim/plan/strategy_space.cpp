@@ -68,7 +68,7 @@ void add_training_choices(const Scenario& base, const SearchBounds& b, const Lay
             // The experiment's choice, or its framework profile's "with TP > 1" rule applied to this tp.
             if (!b.vary_sequence_parallel)
               st.sequence_parallel =
-                  l.tp > 1 && (base.parallelism.sequence_parallel || base.profile_tp_rules.sequence_parallel);
+                  l.tp > 1 && (base.parallelism.sequence_parallel || base.profile_rules.sequence_parallel);
             if (moe.enabled()) st.sequence_parallel = l.tp > 1;
             out.push_back(st);
           }

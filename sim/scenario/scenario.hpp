@@ -263,13 +263,18 @@ struct Scenario {
   std::optional<EnergySpec> energy;  // the `energy` section (power, PUE, carbon, prices) when present
   StragglerSet stragglers;           // the `stragglers` section (empty when absent)
   FlowSettings flow;                 // the `flow` section (flow-engine fabric shape and reduction)
-  /// Parallelism keys the experiment leaves to its framework profile's "with TP > 1" (or "on") rule: true
-  /// when the profile filled sequence_parallel / tp_comm_overlap that way. They hold for this scenario's
-  /// tp; the planner, which changes tp per strategy, applies the rule again (sim/plan/strategy.cpp).
-  struct ProfileTpRules {
-    bool sequence_parallel = false;
-    bool tp_comm_overlap = false;
-  } profile_tp_rules;
+  /// The rules of the experiment's framework profile for keys it leaves unstated and whose value depends on
+  /// tp, pp or the ZeRO stage. They hold for this scenario's values; the planner, which changes those per
+  /// strategy, applies them again (sim/plan/strategy.cpp). -1: the experiment states the key (or the profile
+  /// has no rule for it).
+  struct ProfileRules {
+    bool sequence_parallel = false;       // "with-tp"/"on": sequence parallelism whenever tp > 1
+    bool tp_comm_overlap = false;         // "with-tp"/"on": TP-comm overlap whenever tp > 1
+    int pipeline_p2p_blocking = -1;       // pipeline_p2p with pp > 1: 1 deepspeed, 0 megatron
+    int overlap_grad_reduce = -1;         // 0 off, 1 on, 2 with-zero3 (on under ZeRO-3 without a pipeline)
+    int dp_flat_ring = -1;                // dp_collective flat-ring (1) or hierarchical (0), not ZeRO-3
+    int dp_flat_ring_zero3 = -1;          // the same under ZeRO-3
+  } profile_rules;
   /// The `jobs` section: several jobs sharing this scenario's cluster (empty: the scenario is one job on
   /// the whole cluster). Placements are disjoint and inside the cluster.
   std::vector<JobSpec> jobs;

@@ -89,3 +89,48 @@ TEST_CASE("sweeps of an experiment with a profile take the JSON path", "[config]
   CHECK_FALSE(typed.enabled());
   CHECK(typed.reason() == "the experiment names a framework profile");
 }
+
+TEST_CASE("a sweep's base --set on a profile experiment holds at every point", "[config]") {
+  // `sweep --set` writes its overrides into the document once; each point's build starts again from the
+  // document as stated, so the base overrides must be part of it (review of 2026-11-27: they were lost).
+  TempDir dir;
+  const auto file = dir.write("tp1.json", profiled(1));
+  ExperimentLoader loader(bundled_catalog());
+  ResolvedDocument base = loader.load(file.string());
+  const std::vector<Override> sets{{"/parallelism/tp", "2"}};
+  loader.apply_base_overrides(base, sets);
+  for (const char* pp : {"1", "2"}) {
+    const std::vector<Override> point{{"/parallelism/pp", pp}};
+    const Scenario s = loader.build_in_place(base, point);
+    const std::vector<Override> both{{"/parallelism/tp", "2"}, {"/parallelism/pp", pp}};
+    const Scenario direct = loader.build(loader.load(file.string()), both);
+    INFO("pp " << pp);
+    CHECK(s.parallelism.tp == 2);
+    CHECK(s.parallelism.pp == direct.parallelism.pp);
+    CHECK(s.parallelism.sequence_parallel);
+    CHECK(s.parallelism.sequence_parallel == direct.parallelism.sequence_parallel);
+    CHECK(s.parallelism.tp_comm_overlap == direct.parallelism.tp_comm_overlap);
+  }
+}
+
+TEST_CASE("a profile's 1F1B default gives way to a stated vp", "[config]") {
+  // Megatron: "1F1B unless virtual pipeline stages are set" (the profile files' own source lines).
+  auto doc = small_experiment();
+  doc["profile"] = "megatron-core-2025";
+  doc["parallelism"] = {{"tp", 2}, {"pp", 2}, {"vp", 2}};
+  doc["training"]["global_batch"] = 64;
+  TempDir dir;
+  const auto file = dir.write("vp.json", doc);
+  const auto ds = diagnostics_of(file);
+  INFO(dump(ds));
+  REQUIRE(ds.empty());
+  ExperimentLoader loader(bundled_catalog());
+  const Scenario s = loader.build(loader.load(file.string()));
+  CHECK(s.parallelism.vp == 2);
+  CHECK(s.parallelism.schedule == ScheduleKind::interleaved_1f1b);
+  // And through --set on a vp-less experiment.
+  doc["parallelism"].erase("vp");
+  const auto plain = dir.write("plain.json", doc);
+  const Scenario set = loader.build(loader.load(plain.string()), std::vector<Override>{{"/parallelism/vp", "2"}});
+  CHECK(set.parallelism.schedule == ScheduleKind::interleaved_1f1b);
+}

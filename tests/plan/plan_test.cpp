@@ -273,8 +273,8 @@ TEST_CASE("a framework profile's TP rules hold for every strategy the planner ap
   const Scenario base = loader.build(rd);
   REQUIRE(base.parallelism.tp == 1);
   REQUIRE_FALSE(base.parallelism.tp_comm_overlap);
-  CHECK(base.profile_tp_rules.sequence_parallel);
-  CHECK(base.profile_tp_rules.tp_comm_overlap);
+  CHECK(base.profile_rules.sequence_parallel);
+  CHECK(base.profile_rules.tp_comm_overlap);
   const std::vector<Strategy> space = enumerate_strategies(base, {});
   int checked_tp = 0;
   for (std::size_t i = 0; i < space.size(); i += 5) {
@@ -295,5 +295,65 @@ TEST_CASE("a framework profile's TP rules hold for every strategy the planner ap
   // A stated value is the experiment's, not the rule's.
   doc["parallelism"]["tp_comm_overlap"] = false;
   const Scenario stated = loader.build(loader.resolve(doc, "stated.json"));
-  CHECK_FALSE(stated.profile_tp_rules.tp_comm_overlap);
+  CHECK_FALSE(stated.profile_rules.tp_comm_overlap);
+}
+
+TEST_CASE("a DeepSpeed profile's ZeRO-3 and pipeline rules hold for every strategy the planner applies", "[plan][planner]") {
+  // megatron-deepspeed-2021: dp_collective hierarchical, flat-ring under ZeRO-3; gradient-reduce overlap only
+  // under ZeRO-3 without a pipeline; DeepSpeed's blocking pipeline p2p with PP > 1. The experiment states
+  // none of them, at ZeRO 1 and PP 1: a strategy must get what a run of it with its keys stated gets (review
+  // of 2026-11-27: ZeRO-3 strategies kept the hierarchical collective; before the fix, every field the
+  // search does not choose was reset to its default).
+  config::ExperimentLoader loader(bundled_catalog());
+  nlohmann::json doc = loader.load("gpt2-1b-a100-8gpu").document;
+  doc["profile"] = "megatron-deepspeed-2021";
+  doc["model"] = "mcore-gpt-1.7b";
+  doc["parallelism"] = {{"tp", 1}, {"pp", 1}, {"zero_stage", 1}};
+  const config::ResolvedDocument rd = loader.resolve(doc, "deepspeed.json");
+  const Scenario base = loader.build(rd);
+  CHECK(base.profile_rules.dp_flat_ring == 0);
+  CHECK(base.profile_rules.dp_flat_ring_zero3 == 1);
+  CHECK(base.profile_rules.overlap_grad_reduce == 2);
+  CHECK(base.profile_rules.pipeline_p2p_blocking == 1);
+  const std::vector<Strategy> space = enumerate_strategies(base, {});
+  int zero3 = 0, piped = 0;
+  for (std::size_t i = 0; i < space.size(); i += 3) {
+    const Strategy& st = space[i];
+    if (st.schedule != ScheduleKind::one_f_one_b) continue;  // DeepSpeed's engine runs 1F1B only
+    INFO(describe(st));
+    Scenario s = base;
+    apply(st, s);
+    const Scenario json = loader.build(rd, overrides_of(st));
+    CHECK(s.parallelism.dp_flat_ring == json.parallelism.dp_flat_ring);
+    CHECK(s.parallelism.pipeline_p2p_blocking == json.parallelism.pipeline_p2p_blocking);
+    CHECK(s.training.overlap_grad_reduce == json.training.overlap_grad_reduce);
+    CHECK(s.parallelism.tp_comm_overlap == json.parallelism.tp_comm_overlap);
+    zero3 += st.zero_stage == 3;
+    piped += st.pp > 1;
+  }
+  CHECK(zero3 > 0);
+  CHECK(piped > 0);
+}
+
+TEST_CASE("the planner ranks only strategies the config checks accept", "[plan][planner]") {
+  // A parameter-server experiment: its workers hold the whole model (tp = pp = cp = 1, ZeRO 0). Before
+  // 2026-11-27 the planner dropped dp_mode and ranked all-reduce strategies with ZeRO-2.
+  const Scenario base = config::load_scenario(bundled_catalog(), "gpt2-1b-ps-a100-32");
+  REQUIRE(base.parallelism.data_parallel.mode != DpMode::allreduce);
+  PlanOptions o;
+  o.threads = 1;
+  const PlanResult r = plan_strategies(base, o);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const PlanCandidate& c : r.ranked) {
+    INFO(describe(c.strategy));
+    CHECK(c.strategy.tp == 1);
+    CHECK(c.strategy.pp == 1);
+    CHECK(c.strategy.cp == 1);
+    CHECK(c.strategy.zero_stage == 0);
+  }
+  CHECK(r.invalid > 0);
+  // The dp_mode is kept.
+  Scenario s = base;
+  apply(r.ranked.front().strategy, s);
+  CHECK(s.parallelism.data_parallel.mode == base.parallelism.data_parallel.mode);
 }

@@ -201,7 +201,7 @@ std::uint64_t check_typed_equals_json(const std::string& experiment, const Sweep
   job.paths = bundled_catalog();
   config::ExperimentLoader loader(job.paths);
   job.document = loader.load(experiment);
-  config::apply_overrides(job.document, sets, loader.catalog());
+  loader.apply_base_overrides(job.document, sets);
   PointEvaluator typed(job.paths, job.document, space), json(job.paths, job.document, space);
   json.set_typed_patch(false);
   const RowSchema schema = probe_schema(json, space);

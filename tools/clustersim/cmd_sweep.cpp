@@ -108,7 +108,7 @@ Command add_sweep_command(CLI::App& app, const GlobalOptions& global) {
     job.document = loader.load(opt->experiment);
     std::vector<config::Override> sets;
     for (const std::string& s : opt->sets) sets.push_back(config::parse_override(s));
-    config::apply_overrides(job.document, sets, loader.catalog());
+    loader.apply_base_overrides(job.document, sets);
     job.space = &space;
     job.output = opt->output;
     job.format =

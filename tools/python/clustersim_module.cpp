@@ -165,7 +165,7 @@ class SweepIterator {
     space_ = std::make_unique<plan::SweepSpace>(std::move(axes), zip);
     doc_ = load_document(loader_, experiment);
     const std::vector<config::Override> sets = overrides_of(overrides);
-    config::apply_overrides(doc_, sets, loader_.catalog());
+    loader_.apply_base_overrides(doc_, sets);
     plan::check_axes(loader_, doc_, *space_);
     evaluator_ = std::make_unique<plan::PointEvaluator>(config::CatalogPaths{loader_.catalog().paths()}, doc_,
                                                         *space_);
