@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "sim/config/enum_names.hpp"
 #include "sim/config/experiment_reader.hpp"
 #include "sim/config/framework_profile.hpp"
 #include "sim/config/json_file.hpp"
@@ -65,6 +66,13 @@ Scenario::ProfileRules profile_rules(const FrameworkProfile& p, const nlohmann::
   if (p.overlap_grad_reduce && !stated(train, "overlap_grad_reduce")) {
     r.overlap_grad_reduce = *p.overlap_grad_reduce == "on" ? 1 : *p.overlap_grad_reduce == "with-zero3" ? 2 : 0;
   }
+  if (p.selective_recompute && !stated(train, "selective_recompute")) {
+    for (const auto& n : selective_policy_names()) {
+      if (n.name == *p.selective_recompute) r.selective_policy = n.value;
+    }
+  }
+  if (p.selective_layer_interval && !stated(train, "selective_layer_interval"))
+    r.selective_layer_interval = *p.selective_layer_interval;
   if (!stated(par, "dp_collective")) {
     if (p.dp_collective) r.dp_flat_ring = *p.dp_collective == "flat-ring";
     if (p.dp_collective_zero3) {

@@ -519,6 +519,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
                                            : MoeOverlap::none;
   } else {
     p.moe_overlap = p.schedule == ScheduleKind::dualpipe ? MoeOverlap::compute : MoeOverlap::none;
+    p.moe_overlap_defaulted = true;
   }
   read_dp_mode(r, p.data_parallel);
   p.hetero_defaulted = !r.has("hetero");

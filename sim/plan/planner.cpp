@@ -452,6 +452,13 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
     for (ScheduleKind k : kinds) searched += (searched.empty() ? "" : ", ") + std::string(to_string(k));
     r.notes.push_back(fmt::format("the experiment's schedule {} is not searched: every strategy uses one of {}",
                                   to_string(base.parallelism.schedule), searched));
+    // What came with that schedule goes with it (strategy.cpp apply()).
+    if (base.parallelism.moe_overlap_defaulted && base.parallelism.moe_overlap == MoeOverlap::compute) {
+      r.notes.push_back(fmt::format(
+          "the MoE all-to-all overlap that comes with the {} schedule is not part of the searched ones{}",
+          to_string(base.parallelism.schedule),
+          base.parallelism.ep_comm_sms_reserved ? ", nor the SM partition for the all-to-all that needs it" : ""));
+    }
   }
   r.objective = options.objective;
   r.objective_unit = objective_unit(base, options.objective);

@@ -63,6 +63,18 @@ void apply(const Strategy& st, Scenario& s) {
   } else if (!zero3 && r.dp_flat_ring >= 0) {
     p.dp_flat_ring = r.dp_flat_ring == 1;
   }
+  // An MoE overlap the experiment leaves to its schedule (compute with dualpipe) follows the strategy's
+  // schedule; its SM partition for the all-to-all needs that overlap, so it stays only where the overlap
+  // does (the planner says so: planner.cpp).
+  if (p.moe_overlap_defaulted) {
+    p.moe_overlap = st.schedule == ScheduleKind::dualpipe ? MoeOverlap::compute : MoeOverlap::none;
+    if (p.moe_overlap != MoeOverlap::compute) p.ep_comm_sms_reserved = false;
+  }
+  if (st.recompute == Recompute::selective) {
+    if (r.selective_policy) s.training.selective_policy = *r.selective_policy;
+    if (s.training.selective_policy == SelectivePolicy::layer && r.selective_layer_interval > 0)
+      s.training.selective_layer_interval = r.selective_layer_interval;
+  }
   // The layer split is the strategy's: a stated pipeline_split rule splits its pp·vp stages (the space holds
   // only depths it can split); without one the split is even (an explicit pipeline_layers or
   // pipeline_layout is for the experiment's own depth: the planner says so).

@@ -70,6 +70,7 @@ struct ParallelismSpec {
   // laid out etp fastest, then ep, then expert-data-parallel; ep·etp divides tp·cp·dp.
   int ep = 1, etp = 1;
   MoeOverlap moe_overlap = MoeOverlap::none;
+  bool moe_overlap_defaulted = false;  // not stated: compute with dualpipe, else none (the planner re-derives it)
   // SMs the MoE dispatch/combine kernels occupy while they run under compute (0 = the generic collective
   // figure of models/roofline.hpp, 16 as NCCL). DeepSeek-V3 §3.2.2: 20 of the H800's 132 SMs.
   int ep_comm_sms = 0;
@@ -274,6 +275,9 @@ struct Scenario {
     int overlap_grad_reduce = -1;         // 0 off, 1 on, 2 with-zero3 (on under ZeRO-3 without a pipeline)
     int dp_flat_ring = -1;                // dp_collective flat-ring (1) or hierarchical (0), not ZeRO-3
     int dp_flat_ring_zero3 = -1;          // the same under ZeRO-3
+    // What "selective" recomputation re-runs, and the layer policy's interval (with recompute selective).
+    std::optional<SelectivePolicy> selective_policy;
+    int selective_layer_interval = -1;
   } profile_rules;
   /// The `jobs` section: several jobs sharing this scenario's cluster (empty: the scenario is one job on
   /// the whole cluster). Placements are disjoint and inside the cluster.

@@ -357,3 +357,65 @@ TEST_CASE("the planner ranks only strategies the config checks accept", "[plan][
   apply(r.ranked.front().strategy, s);
   CHECK(s.parallelism.data_parallel.mode == base.parallelism.data_parallel.mode);
 }
+
+TEST_CASE("what comes with an unsearched schedule and a profile's selective policy follow each strategy", "[plan][planner]") {
+  // Review of 2026-11-27 (review-s37b N1, N2). DeepSeek-V3's experiment leaves its MoE overlap to its
+  // dualpipe schedule (compute) and reserves SMs for the all-to-all, which needs that overlap: 1f1b-family
+  // strategies run without both, as a run of them would (it refuses the partition without the overlap).
+  const Scenario dsv3 = config::load_scenario(bundled_catalog(), "deepseek-v3-h800-2048");
+  REQUIRE(dsv3.parallelism.moe_overlap_defaulted);
+  REQUIRE(dsv3.parallelism.ep_comm_sms_reserved);
+  const std::vector<Strategy> space = enumerate_strategies(dsv3, {});
+  REQUIRE_FALSE(space.empty());
+  for (std::size_t i = 0; i < space.size(); i += space.size() / 7 + 1) {
+    INFO(describe(space[i]));
+    Scenario s = dsv3;
+    apply(space[i], s);
+    CHECK(s.parallelism.moe_overlap == MoeOverlap::none);
+    CHECK_FALSE(s.parallelism.ep_comm_sms_reserved);
+    CHECK(s.parallelism.ep_comm_sms == dsv3.parallelism.ep_comm_sms);
+  }
+  // torchtitan-2025 fills selective_recompute "op" only when recompute is selective; the search varies
+  // recompute, so its selective strategies take the profile's policy, as the JSON path gives them.
+  config::ExperimentLoader loader(bundled_catalog());
+  nlohmann::json doc = loader.load("gpt2-1b-a100-8gpu").document;
+  doc["profile"] = "torchtitan-2025";
+  doc["model"] = "mcore-gpt-1.7b";
+  doc["parallelism"] = {{"tp", 1}, {"pp", 1}};
+  doc["training"]["recompute"] = "none";
+  const config::ResolvedDocument rd = loader.resolve(doc, "titan.json");
+  const Scenario base = loader.build(rd);
+  REQUIRE(base.profile_rules.selective_policy == SelectivePolicy::op);
+  int selective = 0;
+  const std::vector<Strategy> titan = enumerate_strategies(base, {});
+  for (std::size_t i = 0; i < titan.size(); i += 7) {
+    const Strategy& st = titan[i];
+    if (st.recompute != Recompute::selective) continue;
+    INFO(describe(st));
+    Scenario s = base;
+    apply(st, s);
+    const Scenario json = loader.build(rd, overrides_of(st));
+    CHECK(s.training.selective_policy == json.training.selective_policy);
+    CHECK(s.training.selective_policy == SelectivePolicy::op);
+    ++selective;
+  }
+  CHECK(selective > 0);
+}
+
+TEST_CASE("a vocabulary-parallel experiment's plan has no strategy without a pipeline", "[plan][planner]") {
+  // The reader refuses vocab_parallel with pp 1 (review-s37b N4: the search ranked such strategies).
+  const Scenario base = config::load_scenario(
+      bundled_catalog(), "gpt2-1b-a100-8gpu",
+      std::vector<config::Override>{{"/parallelism/pp", "2"}, {"/parallelism/tp", "1"}, {"/parallelism/dp", "4"},
+                                    {"/parallelism/vocab_parallel", "\"vocab-1\""}});
+  REQUIRE(base.parallelism.vocab_parallel != VocabParallel::none);
+  PlanOptions o;
+  o.threads = 1;
+  const PlanResult r = plan_strategies(base, o);
+  REQUIRE_FALSE(r.ranked.empty());
+  CHECK(r.invalid > 0);
+  for (const PlanCandidate& c : r.ranked) {
+    INFO(describe(c.strategy));
+    CHECK(c.strategy.pp > 1);
+  }
+}
