@@ -352,8 +352,7 @@ void Checker::check_misc() {
                       s_.training.bf16_layers_end, s_.model.layers));
   }
   const auto& p = s_.parallelism;
-  // The reader refuses it first for a file (one message: its pointer has then failed); this check is for
-  // scenarios built without reading, the planner's strategies.
+  // Also what the planner's strategies are checked against (sim/plan/planner.cpp).
   if (p.vocab_parallel != VocabParallel::none && p.pp < 2 && usable({"/parallelism/vocab_parallel", "/parallelism/pp"})) {
     error("/parallelism/vocab_parallel",
           "vocabulary parallelism splits the vocabulary over pipeline ranks: it needs pp > 1");

@@ -508,9 +508,7 @@ ParallelismSpec read_parallelism(ObjectReader& r) {
                        : v == "vocab-2"    ? VocabParallel::vocab_2
                        : v == "interlaced" ? VocabParallel::interlaced
                                            : VocabParallel::none;
-    if (p.vocab_parallel != VocabParallel::none && p.pp < 2) {
-      r.error("vocab_parallel", "vocabulary parallelism splits the vocabulary over pipeline ranks: it needs pp > 1");
-    }
+    // pp > 1 is a cross-field check (cross_checks.cpp check_misc), skipped when pp itself is wrong.
   }
   if (r.has("moe_overlap")) {
     const std::string_view o = r.choice("moe_overlap");

@@ -353,6 +353,17 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
     INFO(dump(ds));
     CHECK(has_diagnostic(ds, "exp.json", "/parallelism/vocab_parallel", "needs pp > 1"));
   }
+  SECTION("vocabulary parallelism with a wrong pp: one message, at pp") {
+    // review-s37c: the reader's own vocab_parallel check also fired when pp itself was refused.
+    doc["parallelism"]["vocab_parallel"] = "vocab-1";
+    for (const nlohmann::json& pp : {nlohmann::json(0), nlohmann::json("x"), nlohmann::json(-1)}) {
+      doc["parallelism"]["pp"] = pp;
+      ds = check(doc);
+      INFO(pp.dump() << ": " << dump(ds));
+      CHECK(has_diagnostic(ds, "exp.json", "/parallelism/pp", ""));
+      CHECK_FALSE(has_diagnostic(ds, "exp.json", "/parallelism/vocab_parallel", ""));
+    }
+  }
   SECTION("an attention kernel named without fused attention") {
     doc["training"]["flash_attention"] = false;
     doc["training"]["attention_kernel"] = "triton-flash";
