@@ -64,7 +64,8 @@ Scenario::ProfileRules profile_rules(const FrameworkProfile& p, const nlohmann::
   r.tp_comm_overlap = holds(p.tp_comm_overlap) && !stated(par, "tp_comm_overlap");
   if (p.pipeline_p2p && !stated(par, "pipeline_p2p")) r.pipeline_p2p_blocking = *p.pipeline_p2p == "deepspeed";
   if (p.overlap_grad_reduce && !stated(train, "overlap_grad_reduce")) {
-    r.overlap_grad_reduce = *p.overlap_grad_reduce == "on" ? 1 : *p.overlap_grad_reduce == "with-zero3" ? 2 : 0;
+    // The profile's own rule, by its two outcomes: ZeRO-3 without a pipeline, and every other run.
+    r.overlap_grad_reduce = p.overlaps_grad_reduce(false, 1) ? 1 : p.overlaps_grad_reduce(true, 1) ? 2 : 0;
   }
   if (p.selective_recompute && !stated(train, "selective_recompute")) {
     for (const auto& n : selective_policy_names()) {

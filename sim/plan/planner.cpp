@@ -49,7 +49,8 @@ std::optional<double> run_tokens(const Scenario& s) {
 
 class Evaluator {
  public:
-  Evaluator(const Scenario& base, const PlanOptions& o) : base_(base), opt_(o), tokens_(run_tokens(base)) {
+  Evaluator(const Scenario& base, const PlanOptions& o)
+      : base_(base), opt_(o), tokens_(run_tokens(base)), origin_(base.source_file) {
     use_predict_ = o.objective != Objective::time && base.energy.has_value();
   }
 
@@ -62,8 +63,7 @@ class Evaluator {
     // is invalid here too, not ranked.
     {
       Diagnostics problems;
-      const config::Provenance origin(base_.source_file);
-      config::ReadContext ctx(origin, problems);
+      config::ReadContext ctx(origin_, problems);
       config::finalize_scenario(s, ctx);
       if (!problems.empty()) {
         slot.outcome = Outcome::invalid;
@@ -142,6 +142,7 @@ class Evaluator {
   const Scenario& base_;
   const PlanOptions& opt_;
   std::optional<double> tokens_;
+  config::Provenance origin_;  // where the strategies' cross-check messages would point (never printed)
   bool use_predict_ = false;
 };
 
