@@ -33,6 +33,18 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   const double q = static_cast<double>(m.heads) * m.head_dim();
   const double o = static_cast<double>(m.heads) * m.v_head_dim();
   const double k = kv_heads * m.head_dim(), v = kv_heads * m.v_head_dim();
+  const bool swiglu = m.mlp == MlpKind::swiglu;
+  if (r == Recompute::selective && s.saves_dots_only) {
+    // JAX's checkpoint_dots_with_no_batch_dims (training_options.hpp SelectivePolicy::dots): the layer's input
+    // (the scanned carry) and the outputs of its weight matmuls, in the activation dtype — the query, key and
+    // value projections, the output projection, the MLP input GEMM(s) and output GEMM. The h-wide tensors
+    // follow the activation sharding (sequence_parallel); nothing else is kept: norms, activation functions,
+    // dropout masks and the attention core (flash or not, with its log-sum-exp) are recomputed. Dense,
+    // non-MLA layers (cross_checks.cpp refuses the others).
+    const double w_in = swiglu ? 2.0 * m.ffn_hidden : m.ffn_hidden;
+    const double h_wide = 3.0 * h / sp_div;  // layer input, output-projection output, MLP output
+    return Bytes(tokens * e * (h_wide + (q + k + v + w_in) / t));
+  }
   // DeepSeek-V3 §3.3.4: with an FP8 activation cache the inputs of FP8 linear layers are kept in FP8
   // with one FP32 scale per 1 x 128 tile (1 + 4/128 bytes per element), the attention output (input of
   // the output projection, also read by the attention backward) in E5M6 (12 bits), and the MoE SwiGLU
@@ -79,7 +91,6 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
                       : (e + (norms ? 0.0 : e_lin)) * lora + e * m.mla.qk_rope_head_dim;
   }
   double sharded = (e_out * o + (mla_up ? 0.0 : e * (q + k + v))) / t;
-  const bool swiglu = m.mlp == MlpKind::swiglu;
   if (kind == LayerKind::moe && m.moe.enabled()) {
     const MoeSpec& x = m.moe;
     const double f = x.ffn_hidden, w_in = swiglu ? 2.0 * f : f;
@@ -111,6 +122,7 @@ Bytes layer_weight_grad_kept_bytes(const TransformerSpec& m, const LayerShape& s
   // only by the scores (layer_activation_bytes above).
   LayerShape no_scores = s;
   no_scores.flash_attention = false;
+  no_scores.saves_dots_only = false;  // the terms above, whatever the recomputation policy
   return layer_activation_bytes(m, no_scores, Recompute::selective, kind) * (32.0 / 34.0);
 }
 

@@ -60,4 +60,13 @@ LayerKernels op_sac_recompute_kernels(const TransformerSpec& m, const LayerShape
   return out;
 }
 
+LayerKernels dots_recompute_kernels(const LayerKernels& fwd) {
+  LayerKernels out;
+  for (const Kernel& k : fwd) {
+    if (k.cls == KernelClass::gemm && !k.attention_core && !k.grouped) continue;  // a weight matmul: saved
+    out.add(k);
+  }
+  return out;
+}
+
 }  // namespace clustersim

@@ -22,4 +22,12 @@ namespace clustersim {
 ///    GEMMs (_grouped_mm, not saved) all.
 LayerKernels op_sac_recompute_kernels(const TransformerSpec& m, const LayerShape& s, const LayerKernels& fwd);
 
+/// Kernels JAX's checkpoint_dots_with_no_batch_dims (MaxText remat_policy 'minimal'; SelectivePolicy::dots)
+/// re-runs before the backward of one layer, from its forward kernels `fwd`: every kernel that is not a
+/// weight matmul — element-wise kernels (norms, activation function, residual adds, FP8 casts) and the
+/// attention core (the flash kernel, whose output and log-sum-exp are not dots; unfused, its QK^T and PV
+/// einsums, which have batch dimensions) — and grouped expert GEMMs (batched over experts). Linear GEMMs
+/// are not re-run: their outputs are saved.
+LayerKernels dots_recompute_kernels(const LayerKernels& fwd);
+
 }  // namespace clustersim

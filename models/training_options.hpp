@@ -20,7 +20,13 @@ enum class Optimizer { adam, sgd };
 //    and _checkpointed_attention_forward; transformer_config.py: recompute_modules defaults to
 //    ["core_attn"]). Unfused attention: the same kernels as `attention`; flash attention: the flash
 //    forward once more.
-enum class SelectivePolicy { attention, op, layer, core_attn };
+//  - dots: JAX's jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims (MaxText remat_policy
+//    'minimal', MaxText/layers/models.py at 76bd53b0f): the outputs of the weight matmuls (dot_generals
+//    without batch dimensions) and the layer's input (the scanned carry) are saved, everything else is
+//    recomputed before the backward: norms, activation functions, residual adds, the attention core
+//    (its QK^T and PV einsums have batch dimensions; the Pallas flash kernel's output and log-sum-exp are
+//    not dots), and the tensor-parallel gathers of the GEMM inputs. Dense, non-MLA layers only.
+enum class SelectivePolicy { attention, op, layer, core_attn, dots };
 
 // What an FP8 linear layer keeps of its input for the backward (memory, and the bytes activation offloading
 // moves; docs/model.md, "what FP8 layers keep"), in FP8 training without the DeepSeek-V3 activation cache:

@@ -70,6 +70,9 @@ struct LayerShape {
   // Selective recomputation re-runs the attention core as one checkpoint (Megatron-Core core_attn): the
   // fused attention's output is then not kept by the kernel (memory and offloaded bytes).
   bool core_attn_recomputed = false;
+  // Selective recomputation under JAX's checkpoint_dots_with_no_batch_dims (SelectivePolicy::dots): a
+  // layer keeps its input and its weight matmuls' outputs only (memory and offloaded bytes).
+  bool saves_dots_only = false;
   // FP8 linear GEMMs with blockwise scaling and CUDA-core promotion (DeepSeek-V3 §3.3.2): their
   // efficiency follows DeepGEMM's measured shape dependence (roofline.hpp), not the per-tensor constants.
   bool fp8_blockwise = false;

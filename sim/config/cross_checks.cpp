@@ -351,6 +351,17 @@ void Checker::check_misc() {
           fmt::format("{} + {} BF16 layers, but the model has {}", s_.training.bf16_layers_start,
                       s_.training.bf16_layers_end, s_.model.layers));
   }
+  // JAX's checkpoint_dots_with_no_batch_dims (selective_recompute "dots") is modelled for dense layers with
+  // standard attention: under it a MoE layer's dispatched tokens and batched expert GEMMs, and MLA's latent
+  // projections, would need save/recompute rules this model does not have.
+  if (s_.training.saves_dots_only() &&
+      usable({"/training/selective_recompute", "/training/recompute", "/model/moe", "/model/mla"}) &&
+      (s_.model.moe.enabled() || s_.model.mla.enabled())) {
+    error("/training/selective_recompute",
+          fmt::format("selective_recompute \"dots\" is modelled for dense layers with standard attention; this "
+                      "model has {}: use \"attention\", \"op\", \"layer\" or recompute \"full\"",
+                      s_.model.moe.enabled() ? "mixture-of-experts layers" : "multi-head latent attention"));
+  }
   const auto& p = s_.parallelism;
   // Also what the planner's strategies are checked against (sim/plan/planner.cpp).
   if (p.vocab_parallel != VocabParallel::none && p.pp < 2 && usable({"/parallelism/vocab_parallel", "/parallelism/pp"})) {

@@ -34,11 +34,12 @@ inline constexpr std::array<EnumName<NodeFabric>, 5> kFabricNames{{{"nvswitch", 
                                                                    {"wafer", NodeFabric::wafer}}};
 inline constexpr std::array<EnumName<Recompute>, 3> kRecomputeNames{
     {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
-inline constexpr std::array<EnumName<SelectivePolicy>, 4> kSelectivePolicyNames{
+inline constexpr std::array<EnumName<SelectivePolicy>, 5> kSelectivePolicyNames{
     {{"attention", SelectivePolicy::attention},
      {"op", SelectivePolicy::op},
      {"layer", SelectivePolicy::layer},
-     {"core-attn", SelectivePolicy::core_attn}}};
+     {"core-attn", SelectivePolicy::core_attn},
+     {"dots", SelectivePolicy::dots}}};
 inline constexpr std::array<EnumName<Fp8SavedInputs>, 3> kFp8SavedInputsNames{
     {{"fp8", Fp8SavedInputs::fp8}, {"fp8-bf16-proj", Fp8SavedInputs::fp8_bf16_proj}, {"bf16", Fp8SavedInputs::bf16}}};
 inline constexpr std::array<EnumName<Fp8Scaling>, 5> kFp8ScalingNames{

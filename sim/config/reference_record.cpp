@@ -52,7 +52,7 @@ constexpr std::array<std::string_view, 5> kMlp{"gelu", "swiglu", "geglu", "relu"
 constexpr std::array<std::string_view, 2> kNorm{"layernorm", "rmsnorm"};
 constexpr std::array<std::string_view, 3> kPosition{"learned", "rope", "alibi"};
 constexpr std::array<std::string_view, 3> kRecompute{"none", "selective", "full"};
-constexpr std::array<std::string_view, 4> kSelectiveRecompute{"attention", "op", "layer", "core-attn"};
+constexpr std::array<std::string_view, 5> kSelectiveRecompute{"attention", "op", "layer", "core-attn", "dots"};
 constexpr std::array<std::string_view, 11> kSchedule{"1f1b",  "interleaved", "gpipe", "dualpipe", "zb",    "zb-h1",
                                                     "zb-1p", "zb-2p",       "zb-v",  "v-half",   "v-min"};
 constexpr std::array<std::string_view, 6> kPipelineSplit{"even", "ends-one-fewer", "remainder-to-middle",
@@ -202,7 +202,8 @@ constexpr Field kParallelismFields[] = {
     one_of("selective_recompute",
            "what selective recomputation re-runs as stated (attention core; op: torchtitan op-level SAC; "
            "layer: every k-th layer; core-attn: Megatron-Core --recompute-modules core_attn, the fused "
-           "attention forward re-run)",
+           "attention forward re-run; dots: JAX checkpoint_dots_with_no_batch_dims, MaxText remat_policy "
+           "'minimal': only the weight matmuls' outputs saved)",
            kSelectiveRecompute),
     count("selective_layer_interval", "k of layer-level selective recomputation (every k-th layer)"),
     count("activation_offload_layers",

@@ -212,6 +212,7 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   in.shape.fp8_activation_cache = tr.fp8_activation_cache;
   in.shape.fp8_saved_inputs = tr.fp8_saved_inputs;
   in.shape.core_attn_recomputed = tr.core_attn_recomputed();
+  in.shape.saves_dots_only = tr.saves_dots_only();
   in.shape.fp8_scaling = tr.fp8_scaling;
   in.shape.fp8_blockwise = tr.fp8_blockwise;
   in.shape.recompute_norm_mla_up = tr.recompute_norm_mla_up;

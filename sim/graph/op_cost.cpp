@@ -145,6 +145,7 @@ OpCostModel::OpCostModel(const Scenario& s) : s_(s) {
   shape_.fp8_activation_cache = tr.fp8_activation_cache;
   shape_.fp8_saved_inputs = tr.fp8_saved_inputs;
   shape_.core_attn_recomputed = tr.core_attn_recomputed();
+  shape_.saves_dots_only = tr.saves_dots_only();
   shape_.fp8_blockwise = tr.fp8_blockwise;
   shape_.recompute_norm_mla_up = tr.recompute_norm_mla_up;
   // On a derived torus the tensor-parallel group fills whole torus dimensions where their sizes allow
@@ -470,7 +471,9 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShap
     recompute.model_flops = Flops(0);
     recompute.hardware_flops = c.fwd.model_flops;
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::op) {
-    recompute = op_sac_recompute(fwd, shape);
+    recompute = op_sac_recompute(op_sac_recompute_kernels(m, shape, fwd));
+  } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::dots) {
+    recompute = op_sac_recompute(dots_recompute_kernels(fwd));
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::layer) {
     // Every k-th block fully recomputed: 1/k of a full recomputation per layer on average.
     const double k = std::max(1, tr.selective_layer_interval);
@@ -536,13 +539,14 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShap
   return c;
 }
 
-OpCost OpCostModel::op_sac_recompute(const LayerKernels& fwd, const LayerShape& shape) const {
+OpCost OpCostModel::op_sac_recompute(const LayerKernels& again) const {
   const ParallelismSpec& par = s_.parallelism;
   const DeviceSpec& dev = s_.cluster.node.device;
-  OpCost r = from_kernels(dev, op_sac_recompute_kernels(s_.model, shape, fwd));
+  OpCost r = from_kernels(dev, again);
   r.hardware_flops = r.model_flops;
   r.model_flops = Flops(0);
-  // The TP all-gathers (or all-reduces) are not in the save list: the recomputation issues them again.
+  // The TP all-gathers (or all-reduces) are not saved (torchtitan's save list; not dots under JAX's policy):
+  // the recomputation issues them again.
   if (par.tp > 1) {
     if (par.tp_comm_overlap && par.tp_comm_overlap_backward) {
       const Seconds window = r.compute_bound;

@@ -134,9 +134,10 @@ class OpCostModel {
     OpCost fwd, bwd, bwd_input, bwd_weight;
   };
   [[nodiscard]] LayerCosts layer_costs(LayerKind kind, const LayerShape& shape) const;
-  /// What torchtitan's op-level SAC re-runs before a layer's backward (models/selective_recompute.hpp),
-  /// with the TP collectives it issues again.
-  [[nodiscard]] OpCost op_sac_recompute(const LayerKernels& fwd, const LayerShape& shape) const;
+  /// The cost of re-running `again` before a layer's backward under a policy that saves no TP-collective
+  /// output (torchtitan's op-level SAC, JAX's dots policy: models/selective_recompute.hpp), with the TP
+  /// collectives it issues again.
+  [[nodiscard]] OpCost op_sac_recompute(const LayerKernels& again) const;
 
   ConcurrentGroups tp_groups_, cp_groups_, dp_groups_, ep_groups_, etp_groups_, edp_groups_;
   CollectiveChoice dp_choice_;

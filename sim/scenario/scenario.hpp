@@ -218,6 +218,10 @@ struct TrainingSpec {
   [[nodiscard]] bool core_attn_recomputed() const {
     return recompute == Recompute::selective && selective_policy == SelectivePolicy::core_attn;
   }
+  /// Selective recomputation under JAX's checkpoint_dots_with_no_batch_dims (LayerShape::saves_dots_only).
+  [[nodiscard]] bool saves_dots_only() const {
+    return recompute == Recompute::selective && selective_policy == SelectivePolicy::dots;
+  }
   GradientCompression compression;              // DP gradient compression (`compression` section)
   // Batch-size ramp (`training.batch_rampup`, Megatron-LM's --rampup-batch-size): replayed by the run
   // section (sim/run/batch_ramp.hpp); the step itself is predicted at global_batch, the final batch.

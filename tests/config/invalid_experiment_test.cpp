@@ -364,6 +364,15 @@ TEST_CASE("each invalid experiment is reported with its file and JSON pointer", 
       CHECK_FALSE(has_diagnostic(ds, "exp.json", "/parallelism/vocab_parallel", ""));
     }
   }
+  SECTION("JAX's dots policy on a mixture-of-experts model") {
+    doc["training"]["recompute"] = "selective";
+    doc["training"]["selective_recompute"] = "dots";
+    CHECK_FALSE(has_diagnostic(check(doc), "exp.json", "/training/selective_recompute", ""));
+    doc["model"] = "dbrx";
+    ds = check(doc);
+    INFO(dump(ds));
+    CHECK(has_diagnostic(ds, "exp.json", "/training/selective_recompute", "mixture-of-experts layers"));
+  }
   SECTION("an attention kernel named without fused attention") {
     doc["training"]["flash_attention"] = false;
     doc["training"]["attention_kernel"] = "triton-flash";

@@ -113,3 +113,33 @@ TEST_CASE("MLA under Transformer Engine FP8: two down-projections, two FP8 copie
   const double h = 7168, f = 2048, o = 128 * 128;
   CHECK(moe_fp8_saving("deepseek-v3-671b", 64) == Approx(4096 * ((1536 + 512) - o - h + 8 * (h + f) + f)));
 }
+
+TEST_CASE("JAX's dots policy keeps the layer input and the weight matmuls' outputs only", "[models][memory][dots]") {
+  // MaxText's 2023 64B decoder shape (hidden 10240, 32 x 256 MHA heads, ReLU MLP 32768) at TP 4 with the
+  // activations sharded over the tensor axis: per token the layer input, Q, K, V, the output projection's and
+  // the MLP's two GEMM outputs, in BF16.
+  TransformerSpec m = config::load_model(catalog(), "gpt3-175b");
+  m.hidden = 10240;
+  m.heads = 32;
+  m.kv_heads = 32;
+  m.head_dim_override = 256;
+  m.ffn_hidden = 32768;
+  m.mlp = MlpKind::gelu;  // a two-matrix MLP (ReLU is costed as one)
+  LayerShape s = shape(Precision::bf16, 2048);
+  s.micro_batch = 16;
+  s.tp = 4;
+  s.sequence_parallel = true;
+  s.flash_attention = true;
+  s.saves_dots_only = true;
+  const double tokens = 16.0 * 2048.0;
+  const double expected = tokens * 2.0 * (3.0 * 10240.0 / 4.0 + (3.0 * 32.0 * 256.0 + 32768.0) / 4.0);
+  CHECK(bytes(m, s, Recompute::selective) == Approx(expected));
+  // About half of Megatron's selective recomputation (Korthikanti's 34·s·b·h/t) on this shape, above full
+  // recomputation (the layer input only).
+  LayerShape meg = s;
+  meg.saves_dots_only = false;
+  CHECK(bytes(m, s, Recompute::selective) < 0.6 * bytes(m, meg, Recompute::selective));
+  CHECK(bytes(m, s, Recompute::selective) > bytes(m, s, Recompute::full));
+  // Only under selective recomputation: without it the flag changes nothing.
+  CHECK(bytes(m, s, Recompute::none) == Approx(bytes(m, meg, Recompute::none)));
+}

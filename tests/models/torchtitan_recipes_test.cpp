@@ -350,3 +350,60 @@ TEST_CASE("Megatron-Core core_attn selective recompute re-runs the flash forward
   CHECK(unfused_attention > 0.0);
   CHECK(recompute_seconds(u) == Approx(unfused_attention));
 }
+
+TEST_CASE("JAX's dots policy (MaxText remat_policy minimal) re-runs everything but the weight matmuls",
+          "[models][sac][dots]") {
+  // jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims saves the outputs of dot_generals without
+  // batch dimensions (the linear layers); the flash kernel, norms, activation and adds are recomputed.
+  Scenario s = llama8b(1, Precision::bf16);
+  s.training.selective_policy = SelectivePolicy::dots;
+  const LayerShape shape = OpCostModel(s).shape();
+  CHECK(shape.saves_dots_only);
+  const LayerKernels fwd = layer_forward_kernels(s.model, shape);
+  const LayerKernels again = dots_recompute_kernels(fwd);
+  CHECK(gemm_flops(again, true) == 0.0);  // no linear GEMM
+  CHECK(count(again, KernelClass::elementwise) == count(fwd, KernelClass::elementwise));
+  CHECK(count(again, KernelClass::attention) == 1);  // the flash forward
+  // Its time is exactly those kernels', its FLOPs hardware FLOPs.
+  const DeviceSpec& dev = s.cluster.node.device;
+  CHECK(recompute_seconds(s) == Approx(kernels_time(dev, again).total.value()));
+  Scenario a = llama8b(1, Precision::bf16);
+  const ChunkCosts ca = OpCostModel(a).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts cb = OpCostModel(s).chunk_costs(ChunkRole{.layers = 1});
+  CHECK(cb.backward.model_flops.value() == ca.backward.model_flops.value());
+  double flash = 0;
+  for (const Kernel& k : again) flash += k.model_flops.value();
+  CHECK(cb.backward.hardware_flops.value() - ca.backward.hardware_flops.value() == Approx(flash));
+  // More than the core_attn policy (the flash forward alone) by the element-wise kernels.
+  Scenario c = s;
+  c.training.selective_policy = SelectivePolicy::core_attn;
+  LayerKernels elementwise;
+  for (const Kernel& k : again) {
+    if (k.cls == KernelClass::elementwise) elementwise.add(k);
+  }
+  CHECK(recompute_seconds(s) - recompute_seconds(c) == Approx(kernels_time(dev, elementwise).total.value()));
+  // Unfused attention: its QK^T and PV einsums have batch dimensions, so they re-run too.
+  Scenario u = llama8b(1, Precision::bf16);
+  u.training.flash_attention = false;
+  u.training.selective_policy = SelectivePolicy::dots;
+  const LayerKernels ufwd = layer_forward_kernels(u.model, OpCostModel(u).shape());
+  const LayerKernels uagain = dots_recompute_kernels(ufwd);
+  double core = 0, core_again = 0;
+  for (const Kernel& k : ufwd) core += k.attention_core && k.cls == KernelClass::gemm ? k.model_flops.value() : 0.0;
+  for (const Kernel& k : uagain) core_again += k.cls == KernelClass::gemm ? k.model_flops.value() : 0.0;
+  CHECK(core > 0.0);
+  CHECK(core_again == Approx(core));
+}
+
+TEST_CASE("JAX's dots policy with sequence-parallel TP re-issues the all-gathers of the GEMM inputs",
+          "[models][sac][dots]") {
+  Scenario a = llama8b(8, Precision::bf16);
+  Scenario b = a;
+  b.training.selective_policy = SelectivePolicy::dots;
+  const ChunkCosts ca = OpCostModel(a).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts cb = OpCostModel(b).chunk_costs(ChunkRole{.layers = 1});
+  const double fwd_tp = ca.forward.tp_comm.value();
+  const double extra = cb.backward.tp_comm.value() - ca.backward.tp_comm.value();
+  CHECK(extra > 0.25 * fwd_tp);
+  CHECK(extra < 0.75 * fwd_tp);
+}

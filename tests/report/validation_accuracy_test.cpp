@@ -55,7 +55,7 @@ constexpr Gate kGates[] = {
     {"test", "bigscience_tr8_104b_tuneup_2021", 5, 38.0, 40.5},
     {"test", "flashattn_repo_training_readme", 5, 8.0, 18.0},
     {"test", "llmfoundry-benchmarks-2023", 24, 7.5, 20.0},
-    {"test", "maxtext-tpu-readmes", 23, 7.5, 19.0},
+    {"test", "maxtext-tpu-readmes", 23, 6.5, 19.0},
     {"test", "mbridge-perf-25.09", 13, 13.0, 35.5},
     {"test", "mbridge-perf-25.11", 15, 10.0, 18.5},
     {"test", "mbridge-perf-26.02", 14, 6.5, 12.0},
@@ -97,7 +97,7 @@ struct Counts {
 };
 constexpr Counts kCounts[] = {
     // BEGIN COUNTS (tools/accuracy_tables.py --write)
-    {"test", 31, 78, 63},
+    {"test", 31, 78, 62},
     {"calibration", 0, 12, 1},
     // END COUNTS
 };
