@@ -134,3 +134,18 @@ TEST_CASE("a profile's 1F1B default gives way to a stated vp", "[config]") {
   const Scenario set = loader.build(loader.load(plain.string()), std::vector<Override>{{"/parallelism/vp", "2"}});
   CHECK(set.parallelism.schedule == ScheduleKind::interleaved_1f1b);
 }
+
+TEST_CASE("MaxText 2023's selective recomputation is its 'minimal' policy, JAX's dots policy", "[config]") {
+  auto doc = small_experiment();
+  doc["profile"] = "maxtext-2023";
+  doc["training"]["recompute"] = "selective";
+  TempDir dir;
+  const auto file = dir.write("exp.json", doc);
+  ExperimentLoader loader(bundled_catalog());
+  const Scenario s = loader.build(loader.load(file.string()));
+  CHECK(s.training.selective_policy == SelectivePolicy::dots);
+  CHECK(s.training.saves_dots_only());
+  doc["training"]["selective_recompute"] = "attention";  // stated: wins
+  const auto stated = dir.write("stated.json", doc);
+  CHECK(loader.build(loader.load(stated.string())).training.selective_policy == SelectivePolicy::attention);
+}
