@@ -36,13 +36,17 @@ Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Reco
   const bool swiglu = m.mlp == MlpKind::swiglu;
   if (r == Recompute::selective && s.saves_dots_only) {
     // JAX's checkpoint_dots_with_no_batch_dims (training_options.hpp SelectivePolicy::dots): the layer's input
-    // (the scanned carry) and the outputs of its weight matmuls, in the activation dtype — the query, key and
-    // value projections, the output projection, the MLP input GEMM(s) and output GEMM. The h-wide tensors
-    // follow the activation sharding (sequence_parallel); nothing else is kept: norms, activation functions,
-    // dropout masks and the attention core (flash or not, with its log-sum-exp) are recomputed. Dense,
-    // non-MLA layers (cross_checks.cpp refuses the others).
+    // (the scanned carry) and those outputs of its weight matmuls the backward reads, in the activation dtype.
+    // JAX saves a saveable value only if it is a residual of the backward (remat_partial_eval prunes the
+    // others, jax/_src/ad_checkpoint.py): the query, key and value projections and the MLP input GEMM(s)
+    // (their consumers' backward needs them), and in a sequential block the output projection's result (the
+    // mid-layer residual the second norm's backward needs is rebuilt from it); the MLP output, and in a
+    // parallel block the output projection's result too, only feed adds and are not kept. The h-wide
+    // tensors follow the activation sharding (sequence_parallel); nothing else is kept: norms, activation
+    // functions, dropout masks and the attention core (flash or not, with its log-sum-exp) are recomputed.
+    // Dense, non-MLA layers (cross_checks.cpp refuses the others).
     const double w_in = swiglu ? 2.0 * m.ffn_hidden : m.ffn_hidden;
-    const double h_wide = 3.0 * h / sp_div;  // layer input, output-projection output, MLP output
+    const double h_wide = (m.parallel_block ? 1.0 : 2.0) * h / sp_div;
     return Bytes(tokens * e * (h_wide + (q + k + v + w_in) / t));
   }
   // DeepSeek-V3 §3.3.4: with an FP8 activation cache the inputs of FP8 linear layers are kept in FP8

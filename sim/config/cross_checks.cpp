@@ -359,7 +359,8 @@ void Checker::check_misc() {
       (s_.model.moe.enabled() || s_.model.mla.enabled())) {
     error("/training/selective_recompute",
           fmt::format("selective_recompute \"dots\" is modelled for dense layers with standard attention; this "
-                      "model has {}: use \"attention\", \"op\", \"layer\" or recompute \"full\"",
+                      "model has {}: state another /training/selective_recompute (\"attention\", \"op\", \"layer\"; a framework "
+                      "profile such as maxtext-2023 fills \"dots\" when it is not stated) or recompute \"full\"",
                       s_.model.moe.enabled() ? "mixture-of-experts layers" : "multi-head latent attention"));
   }
   const auto& p = s_.parallelism;

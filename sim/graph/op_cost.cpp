@@ -473,7 +473,9 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShap
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::op) {
     recompute = op_sac_recompute(op_sac_recompute_kernels(m, shape, fwd));
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::dots) {
-    recompute = op_sac_recompute(dots_recompute_kernels(fwd));
+    // Without sequence parallelism the saved matmul outputs are already reduced and the recomputed norm
+    // outputs are whole on every TP rank: nothing is issued again. With it, the GEMM inputs are gathered again.
+    recompute = op_sac_recompute(dots_recompute_kernels(fwd), par.sequence_parallel);
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::layer) {
     // Every k-th block fully recomputed: 1/k of a full recomputation per layer on average.
     const double k = std::max(1, tr.selective_layer_interval);
@@ -539,7 +541,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShap
   return c;
 }
 
-OpCost OpCostModel::op_sac_recompute(const LayerKernels& again) const {
+OpCost OpCostModel::op_sac_recompute(const LayerKernels& again, bool regather) const {
   const ParallelismSpec& par = s_.parallelism;
   const DeviceSpec& dev = s_.cluster.node.device;
   OpCost r = from_kernels(dev, again);
@@ -547,7 +549,7 @@ OpCost OpCostModel::op_sac_recompute(const LayerKernels& again) const {
   r.model_flops = Flops(0);
   // The TP all-gathers (or all-reduces) are not saved (torchtitan's save list; not dots under JAX's policy):
   // the recomputation issues them again.
-  if (par.tp > 1) {
+  if (par.tp > 1 && regather) {
     if (par.tp_comm_overlap && par.tp_comm_overlap_backward) {
       const Seconds window = r.compute_bound;
       hide(r, r.tp_comm, tp_regather_, window, dev, tp_bw_);

@@ -406,4 +406,11 @@ TEST_CASE("JAX's dots policy with sequence-parallel TP re-issues the all-gathers
   const double extra = cb.backward.tp_comm.value() - ca.backward.tp_comm.value();
   CHECK(extra > 0.25 * fwd_tp);
   CHECK(extra < 0.75 * fwd_tp);
+  // Without sequence parallelism the saved outputs are reduced and the norm outputs whole: nothing again.
+  a.parallelism.sequence_parallel = false;
+  b.parallelism.sequence_parallel = false;
+  const ChunkCosts na = OpCostModel(a).chunk_costs(ChunkRole{.layers = 1});
+  const ChunkCosts nb = OpCostModel(b).chunk_costs(ChunkRole{.layers = 1});
+  CHECK(na.forward.tp_comm.value() > 0.0);
+  CHECK(nb.backward.tp_comm.value() == Approx(na.backward.tp_comm.value()));
 }
