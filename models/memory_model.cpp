@@ -130,6 +130,20 @@ Bytes layer_weight_grad_kept_bytes(const TransformerSpec& m, const LayerShape& s
   return layer_activation_bytes(m, no_scores, Recompute::selective, kind) * (32.0 / 34.0);
 }
 
+Bytes stage_layer_activation_bytes(const TransformerSpec& m, const MemoryInputs& in) {
+  const int moe = in.moe_layers_on_stage, dense = in.layers_on_stage - moe;
+  const bool by_layer = in.recompute_by_layer && in.recompute == Recompute::selective;
+  const Recompute kept = by_layer ? Recompute::none : in.recompute;
+  const int re_moe = by_layer ? in.recomputed_moe_layers_on_stage : 0;
+  const int re_dense = by_layer ? in.recomputed_layers_on_stage - re_moe : 0;
+  double bytes = layer_activation_bytes(m, in.shape, kept).value() * (dense - re_dense);
+  if (moe > 0) bytes += layer_activation_bytes(m, in.shape, kept, LayerKind::moe).value() * (moe - re_moe);
+  // A block recomputed in full keeps its input only (the same for dense and MoE blocks).
+  const int recomputed = re_dense + re_moe;
+  if (recomputed > 0) bytes += layer_activation_bytes(m, in.shape, Recompute::full).value() * recomputed;
+  return Bytes(bytes);
+}
+
 double stage_expert_parameters(const TransformerSpec& m, const MemoryInputs& in) {
   const ParameterCount pc = parameter_count(m);
   return pc.moe_layer_experts * in.moe_layers_on_stage / (std::max(1, in.ep) * std::max(1, in.etp));
@@ -190,9 +204,7 @@ MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& 
   const double dense_layer = layer_activation_bytes(m, in.shape, in.recompute).value();
   const double moe_layer =
       in.moe_layers_on_stage > 0 ? layer_activation_bytes(m, in.shape, in.recompute, LayerKind::moe).value() : 0.0;
-  const double per_chunk = (dense_layer * (in.layers_on_stage - in.moe_layers_on_stage) +
-                            moe_layer * in.moe_layers_on_stage) /
-                           in.chunks;
+  const double per_chunk = stage_layer_activation_bytes(m, in).value() / in.chunks;
   double act = per_chunk * in.inflight_chunk_microbatches;
   if (in.offload_layers > 0) {
     // Transformer Engine keeps at most layers - n layers' activations on the device, the copies in flight
@@ -213,6 +225,10 @@ MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& 
   if (in.recompute == Recompute::full) {
     // Recomputing one layer materialises its full activations transiently.
     const LayerKind kind = in.moe_layers_on_stage > 0 ? LayerKind::moe : LayerKind::dense;
+    transient = std::max(transient, layer_activation_bytes(m, in.shape, Recompute::none, kind).value());
+  } else if (in.recompute == Recompute::selective && in.recompute_by_layer && in.recomputed_layers_on_stage > 0) {
+    // So does recomputing one of the blocks the layer policy recomputes in full.
+    const LayerKind kind = in.recomputed_moe_layers_on_stage > 0 ? LayerKind::moe : LayerKind::dense;
     transient = std::max(transient, layer_activation_bytes(m, in.shape, Recompute::none, kind).value());
   }
   if (in.zero_stage >= 3) {

@@ -40,6 +40,13 @@ struct MemoryInputs {
   int expert_dp = 1;                // expert data-parallel degree (ZeRO sharding of expert states)
   int zero_stage = 0;
   Recompute recompute = Recompute::none;
+  // Selective recomputation by layer (SelectivePolicy::layer: torchtitan's selective_ac_option k, every
+  // k-th block recomputed in full): of layers_on_stage, the recomputed blocks keep only their input (what
+  // full recomputation keeps), the others every activation (no recomputation). Off: every layer keeps what
+  // `recompute` keeps.
+  bool recompute_by_layer = false;
+  int recomputed_layers_on_stage = 0;      // of layers_on_stage, the blocks recomputed in full
+  int recomputed_moe_layers_on_stage = 0;  // of those, MoE layers
   Optimizer optimizer = Optimizer::adam;
   bool master_weights_fp32 = true;
   Precision gradient_precision = Precision::fp32;
@@ -65,6 +72,11 @@ struct MemoryBreakdown {
 /// activation output, the routing weights and indices, and the shared experts' inner tensors.
 Bytes layer_activation_bytes(const TransformerSpec& m, const LayerShape& s, Recompute r,
                              LayerKind kind = LayerKind::dense);
+
+/// Activation bytes the stage's transformer layers store for one micro-batch, all chunks together:
+/// layer_activation_bytes() of each dense and MoE layer under in.recompute, or with recompute_by_layer the
+/// recomputed blocks' inputs (Recompute::full) and the other blocks' whole activations (Recompute::none).
+Bytes stage_layer_activation_bytes(const TransformerSpec& m, const MemoryInputs& in);
 
 /// Bytes one layer keeps per micro-batch between a split backward's input pass (B) and its deferred
 /// weight pass (W) in a zero-bubble schedule: the share M_W / M_F = 32h / 34h of Qi et al. 2024

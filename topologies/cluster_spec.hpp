@@ -58,7 +58,9 @@ struct NodeSpec {
   int nics = 8;                  // scale-out NICs per node, >= 0
   LinkSpec nic;                  // per NIC
   /// NICs of a node one NCCL communicator's inter-node traffic leaves through, 1..nics; 0 = every NIC
-  /// its ranks sit next to (the default). A measured fabric property (NCCL INFO channel lines).
+  /// its ranks sit next to (the default). A measured fabric property (NCCL INFO channel lines). Ring,
+  /// hierarchical and tree collectives honour it (sim/collectives: ring_phases, hierarchical_phases,
+  /// tree_phases).
   int nics_per_communicator = 0;
   Watts host_power{0};           // CPUs, DRAM, fans, PSU losses per node (energy issue)
   // Explicit node-fabric keys (docs/topologies.md); absent = the derived defaults.

@@ -147,8 +147,8 @@ constexpr Field kNodeFields[] = {
      .kind = FieldKind::integer,
      .doc = "how many of the node's NICs one NCCL communicator's inter-node traffic leaves through (its rings' "
             "node crossings, as NCCL INFO 'via NET/...' channel lines show); its ring collectives then keep that many "
-            "rings and its hierarchical ones funnel through that many leader devices per node, while concurrent "
-            "communicators use the other NICs",
+            "rings, its hierarchical ones funnel through that many leader devices per node and its trees cross the "
+            "nodes through those leaders, while concurrent communicators use the other NICs",
      .fallback = "derived: every NIC the communicator's ranks sit next to",
      .ints = {.min = 1}},
     {.key = "nvlink_mesh",

@@ -2,6 +2,7 @@
 #include "sim/engine/dp_mode_effect.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -182,16 +183,57 @@ std::vector<NodeTiming> evaluate_timeline(const StepGraph& g) {
 }
 
 
+namespace {
+
+// Extended Euclid: g = gcd(a, b) = a·x + b·y.
+std::int64_t ext_gcd(std::int64_t a, std::int64_t b, std::int64_t& x, std::int64_t& y) {
+  if (b == 0) {
+    x = 1;
+    y = 0;
+    return a;
+  }
+  std::int64_t x1 = 0, y1 = 0;
+  const std::int64_t g = ext_gcd(b, a % b, x1, y1);
+  x = y1;
+  y = x1 - (a / b) * y1;
+  return g;
+}
+
+// Layers l in [first, last) with l ≡ r (mod k) that are MoE layers (TransformerSpec::moe_layers_in's
+// rule: l >= first_dense_layers, (l − first_dense_layers) % layer_freq == 0), in closed form (the two
+// congruences combined, Chinese remainder theorem): O(1) whatever the layer count.
+int moe_layers_in_class(const TransformerSpec& m, int first, int last, std::int64_t r, std::int64_t k) {
+  if (!m.moe.enabled() || m.moe.layer_freq <= 0) return 0;
+  const std::int64_t f = m.moe.layer_freq, d = m.moe.first_dense_layers;
+  const std::int64_t lo = std::max<std::int64_t>(first, d), hi = last;
+  if (lo >= hi) return 0;
+  std::int64_t u = 0, v = 0;
+  const std::int64_t g = ext_gcd(k, f, u, v);  // k·u + f·v = g
+  const std::int64_t diff = d - r;
+  if (((diff % g) + g) % g != 0) return 0;
+  // l = r + k·t with k·t ≡ d − r (mod f): t ≡ (d − r)/g · u (mod f/g).
+  const std::int64_t fg = f / g;
+  const std::int64_t t = ((((diff / g) % fg) * (((u % fg) + fg) % fg)) % fg + fg) % fg;
+  const std::int64_t period = k / g * f;  // lcm(k, f)
+  const std::int64_t x = r + k * t;       // one solution; every solution is x + period·j
+  // Solutions <= y: floor((y − x) / period) + 1 (may be <= 0).
+  const auto upto = [&](std::int64_t y) {
+    const std::int64_t q = y - x;
+    return (q >= 0 ? q / period : -((-q + period - 1) / period)) + 1;
+  };
+  return static_cast<int>(upto(hi - 1) - upto(lo - 1));
+}
+
+}  // namespace
+
 double zero_bubble_weight_share(const Scenario& s, const MemoryInputs& in) {
   const int moe = in.moe_layers_on_stage, dense = in.layers_on_stage - moe;
   const TransformerSpec& m = s.model;
-  const Recompute r = s.training.recompute;
-  double stored = dense * layer_activation_bytes(m, in.shape, r).value();
+  MemoryInputs run = in;
+  run.recompute = s.training.recompute;
+  const double stored = stage_layer_activation_bytes(m, run).value();
   double kept = dense * layer_weight_grad_kept_bytes(m, in.shape).value();
-  if (moe > 0) {
-    stored += moe * layer_activation_bytes(m, in.shape, r, LayerKind::moe).value();
-    kept += moe * layer_weight_grad_kept_bytes(m, in.shape, LayerKind::moe).value();
-  }
+  if (moe > 0) kept += moe * layer_weight_grad_kept_bytes(m, in.shape, LayerKind::moe).value();
   return stored > 0.0 ? kept / stored : 1.0;
 }
 
@@ -219,10 +261,26 @@ MemoryInputs memory_inputs(const Scenario& s, const ScheduleSpec& spec, int stag
   // Layers of all the stage's chunks: with dualpipe two model stages (its two copies of the model).
   in.chunks = spec.chunks;
   in.layers_on_stage = 0;
+  // Layer-level selective recomputation: torchtitan counts the blocks it wraps on a rank from 1, over its
+  // model chunks in order, and recomputes block i in full when i % k == 0 (pytorch/torchtitan 1f029641b5,
+  // torchtitan/distributed/activation_checkpoint.py `_apply_layer_sac`: `_layer_sac_count += 1`,
+  // `if not ac_freq or _layer_sac_count % ac_freq == 0`): floor(layers / k) of the rank's blocks.
+  in.recompute_by_layer = tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::layer;
+  const int every = std::max(1, tr.selective_layer_interval);
+  int counted = 0;
   for (int c = 0; c < spec.chunks; ++c) {
     const LayerRange lr = virtual_stage_layers(par, s.model.layers, virtual_stage(spec, stage, c));
     in.layers_on_stage += lr.count;
     in.moe_layers_on_stage += s.model.moe_layers_in(lr.first, lr.first + lr.count);
+    if (in.recompute_by_layer && lr.count > 0) {
+      // Layer l of the chunk is block counted + (l − first) + 1 of the rank: recomputed when l ≡ first −
+      // counted − 1 (mod k).
+      const std::int64_t k = every;
+      in.recomputed_layers_on_stage += static_cast<int>((counted + lr.count) / k - counted / k);
+      const std::int64_t r = (((lr.first - counted - 1) % k) + k) % k;
+      in.recomputed_moe_layers_on_stage += moe_layers_in_class(s.model, lr.first, lr.first + lr.count, r, k);
+      counted += lr.count;
+    }
     // The layers the precision recipe keeps in BF16, counted as the op-cost model counts them.
     ChunkRole kept;
     set_bf16_layers(kept, s, lr.first, lr.count);

@@ -3,8 +3,10 @@
 // funnels through as many leader devices per node; concurrent communicators use the other NICs.
 #include "tests/catch.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "sim/collectives/collective_model.hpp"
 #include "sim/collectives/topology_collectives.hpp"
@@ -191,4 +193,86 @@ TEST_CASE("rank-order rings under a NIC limit are kept by the NICs they enter a 
   const double one = busbw(1);
   CHECK(busbw(2) == Approx(2.0 * one).epsilon(0.02));
   CHECK(busbw(3) == Approx(3.0 * one).epsilon(0.02));
+}
+
+TEST_CASE("the tree's node crossings go through the communicator's NICs only", "[collectives]") {
+  // NCCL's trees run on the ring's channels, so one communicator's tree leaves and enters a node through
+  // nics_per_communicator NICs too. The same bytes cross the nodes as without the limit; with one NIC a
+  // node's whole crossing traffic in each direction goes through one NIC, its last device's (NIC 3).
+  const double S = 4e9;
+  const CollectiveModel all(four_nic_nodes(4), {});
+  const CollectiveModel one(four_nic_nodes(4), one_nic());
+  CollectiveModelOptions o4;
+  o4.communicator_nics = 4;
+  const CollectiveModel four(four_nic_nodes(4), o4);
+  for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::broadcast, CollectiveOp::reduce}) {
+    const auto r = request(op, S, 32, CollectiveAlgorithm::double_binary_tree);
+    const auto plain = all.phases(r, CollectiveAlgorithm::double_binary_tree);
+    const auto limited = one.phases(r, CollectiveAlgorithm::double_binary_tree);
+    REQUIRE(plain.size() == 1);
+    REQUIRE(limited.size() == 1);
+    // Bytes each node sends and receives across the nodes, and the NICs they use.
+    const auto crossings = [](const Phase& p) {
+      std::map<int, double> out, in;
+      std::map<int, std::set<int>> out_devices, in_devices;
+      for (const Transfer& t : p.transfers) {
+        if (t.src / 8 == t.dst / 8) continue;
+        out[t.src / 8] += t.bytes;
+        in[t.dst / 8] += t.bytes;
+        out_devices[t.src / 8].insert(t.src);
+        in_devices[t.dst / 8].insert(t.dst);
+      }
+      return std::tuple{out, in, out_devices, in_devices};
+    };
+    const auto [plain_out, plain_in, plain_out_dev, plain_in_dev] = crossings(plain[0]);
+    const auto [lim_out, lim_in, lim_out_dev, lim_in_dev] = crossings(limited[0]);
+    double busiest = 0.0;
+    // A broadcast's root node receives nothing, a reduce's root node sends nothing.
+    REQUIRE(plain_out.size() + plain_in.size() >= 5);
+    for (const auto& [node, bytes] : plain_out) {
+      CHECK(lim_out.at(node) == Approx(bytes));
+      CHECK(lim_out_dev.at(node) == std::set<int>{8 * node + 7});
+      busiest = std::max(busiest, bytes);
+    }
+    for (const auto& [node, bytes] : plain_in) {
+      CHECK(lim_in.at(node) == Approx(bytes));
+      CHECK(lim_in_dev.at(node) == std::set<int>{8 * node + 7});
+      busiest = std::max(busiest, bytes);
+    }
+    CHECK(lim_out.size() == plain_out.size());
+    CHECK(lim_in.size() == plain_in.size());
+    // Without the limit the tree leaves some node through devices on more than one NIC.
+    CHECK(std::any_of(plain_out_dev.begin(), plain_out_dev.end(), [](const auto& n) {
+      std::set<int> nics;
+      for (int d : n.second) nics.insert((d % 8) / 2);
+      return nics.size() > 1;
+    }));
+    const auto e = one.estimate(r);
+    // One NIC per node and direction carries the node's crossings: the busiest node's over 12.5 GB/s.
+    CHECK(e.phases[0].cost.bandwidth.value() == Approx(busiest / 12.5e9));
+    CHECK(one.graph().link(e.phases[0].cost.bottleneck).kind == LinkKind::nic_uplink);
+    CHECK(e.time > all.estimate(r).time);
+    // All four NICs allowed: the plain tree.
+    CHECK(four.estimate(r).time.value() == Approx(all.estimate(r).time.value()));
+  }
+}
+
+TEST_CASE("the tree under a NIC limit is what TopologyCollectives runs for a cluster with nics_per_communicator",
+          "[collectives]") {
+  ClusterSpec c;
+  c.name = "jz";
+  c.nodes = 2;
+  c.node.devices_per_node = 8;
+  c.node.fabric = NodeFabric::nvswitch;
+  c.node.intra = {BytesPerSecond(300e9), Seconds(3e-6), 1.0};
+  c.node.nics = 4;
+  c.node.nic = {BytesPerSecond(12.5e9), Seconds(5e-6), 1.0};
+  c.network.topology = "fat-tree";
+  const ConcurrentGroups world{.size = 16, .stride = 1, .first = 0, .count = 1, .group_stride = 16};
+  const CollectiveChoice tree{.algorithm = CollectiveAlgorithm::double_binary_tree};
+  c.node.nics_per_communicator = 4;
+  const double spread = TopologyCollectives::of(c)->time(CollectiveOp::all_reduce, Bytes(1e9), world, tree).value();
+  c.node.nics_per_communicator = 1;
+  const double funnel = TopologyCollectives::of(c)->time(CollectiveOp::all_reduce, Bytes(1e9), world, tree).value();
+  CHECK(funnel > 1.5 * spread);
 }
