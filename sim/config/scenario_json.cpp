@@ -159,14 +159,21 @@ nlohmann::json cluster_to_json(const ClusterSpec& c) {
   }
   if (!c.pools.empty()) {
     nlohmann::json pools = nlohmann::json::array();
-    for (const ClusterPool& p : c.pools) pools.push_back({{"node", node_to_json(p.node)}, {"nodes", p.nodes}});
+    for (const ClusterPool& p : c.pools) {
+      nlohmann::json node = node_to_json(p.node);
+      if (p.nvls_efficiency > 0) node["collectives"] = {{"nvls_efficiency", p.nvls_efficiency}};
+      pools.push_back({{"node", node}, {"nodes", p.nodes}});
+    }
     nlohmann::json j = {{"name", c.name}, {"pools", pools}, {"network", network}};
     if (!c.inter_pool_derived) {
       j["inter_pool"] = link_to_json(c.inter_pool);
     }
     return j;
   }
-  return {{"name", c.name}, {"node", node_to_json(c.node)}, {"nodes", c.nodes}, {"network", network}};
+  nlohmann::json node = node_to_json(c.node);
+  // The node's collectives section (NVLink SHARP) lives in the cluster's communication spec.
+  if (c.comm.nvls_efficiency > 0) node["collectives"] = {{"nvls_efficiency", c.comm.nvls_efficiency}};
+  return {{"name", c.name}, {"node", node}, {"nodes", c.nodes}, {"network", network}};
 }
 
 nlohmann::json model_to_json(const TransformerSpec& m) {

@@ -33,5 +33,10 @@ TEST_CASE("the echoed form reads back into the same scenario", "[config][json]")
     CHECK(again == echoed);
     CHECK(back.cluster.node.device.memory_bandwidth.value() ==
           Approx(s.cluster.node.device.memory_bandwidth.value()).epsilon(1e-6));
+    // The node's collectives section (NVLink SHARP) too: it was dropped from the echo until 2026-11-27.
+    CHECK(back.cluster.comm.nvls_efficiency == s.cluster.comm.nvls_efficiency);
+    REQUIRE(back.cluster.pools.size() == s.cluster.pools.size());
+    for (std::size_t i = 0; i < s.cluster.pools.size(); ++i)
+      CHECK(back.cluster.pools[i].nvls_efficiency == s.cluster.pools[i].nvls_efficiency);
   }
 }
