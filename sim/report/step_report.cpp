@@ -363,8 +363,20 @@ std::string step_report_text(const Scenario& s, const StepResult& r) {
     line("  layers per stage", fmt::format("{} ({}{})", text, from, p.vp > 1 ? "; virtual stages, chunk-major" : ""));
   }
   for (const std::string& a : r.schedule_assumptions) line("  schedule assumed", a);
-  const char* rc =
+  std::string rc =
       t.recompute == Recompute::none ? "none" : (t.recompute == Recompute::selective ? "selective" : "full");
+  if (t.recompute == Recompute::selective) {
+    // Which policy `selective` ran (training.selective_recompute; docs/model.md).
+    switch (t.selective_policy) {
+      case SelectivePolicy::attention: rc += " (attention core)"; break;
+      case SelectivePolicy::op: rc += " (op-level SAC)"; break;
+      case SelectivePolicy::layer:
+        rc += fmt::format(" (every k-th layer in full, k = {})", std::max(1, t.selective_layer_interval));
+        break;
+      case SelectivePolicy::core_attn: rc += " (core-attn: the attention module)"; break;
+      case SelectivePolicy::dots: rc += " (dots: weight-matmul outputs saved)"; break;
+    }
+  }
   line("batch", fmt::format("micro {} x {} micro-batches, global {} sequences of {} tokens", t.micro_batch,
                             r.microbatches, t.global_batch, t.seq_len));
   if (t.batch_rampup) {

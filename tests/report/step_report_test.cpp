@@ -89,3 +89,17 @@ TEST_CASE("the heterogeneous section places the embedding and LM head where the 
       placement({{"/parallelism/schedule", "\"v-half\""}, {"/parallelism/vocab_parallel", "\"vocab-2\""}});
   CHECK(vocab.find("split evenly over every virtual stage") != std::string::npos);
 }
+
+TEST_CASE("the step report names the selective recomputation policy that ran", "[report]") {
+  config::ExperimentLoader loader(
+      config::CatalogPaths{{std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "configs"}});
+  const auto text = [&](const char* policy) {
+    const std::vector<config::Override> set{{"/training/recompute", "\"selective\""},
+                                            {"/training/selective_recompute", policy}};
+    const Scenario s = loader.build(loader.load("gpt2-1b-a100-8gpu"), set);
+    return step_report_text(s, run_analytic(s));
+  };
+  CHECK(text("\"attention\"").find("recompute selective (attention core)") != std::string::npos);
+  CHECK(text("\"dots\"").find("recompute selective (dots: weight-matmul outputs saved)") != std::string::npos);
+  CHECK(text("\"layer\"").find("recompute selective (every k-th layer in full, k = 2)") != std::string::npos);
+}
