@@ -298,8 +298,9 @@ constexpr Field kTrainingFields[] = {
             "op-level SAC: every second linear GEMM, all FP8 GEMMs, element-wise ops and TP all-gathers "
             "re-run), layer (every k-th layer in full), core-attn (Megatron-Core --recompute-modules core_attn: "
             "the attention core re-run, with flash attention the fused kernel's forward) or dots (JAX "
-            "checkpoint_dots_with_no_batch_dims, MaxText remat_policy 'minimal': the weight matmuls' outputs and the "
-            "layer input saved, everything else re-run; dense non-MLA models; docs/model.md)",
+            "checkpoint_dots_with_no_batch_dims, MaxText remat_policy 'minimal': the weight matmuls' outputs the "
+            "backward reads and the layer input saved, everything else re-run; dense non-MLA models; "
+            "docs/model.md)",
      .fallback = "\"attention\"",
      .choices = kSelectivePolicyChoices},
     {.key = "bf16_layers_at_start",
