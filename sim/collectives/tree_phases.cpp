@@ -35,43 +35,66 @@ std::vector<int> tree_order(const TopologyGraph& g, const PhaseRequest& r) {
 
 // With one communicator limited to `nics` NICs per node and direction (nics_per_communicator; the ring's
 // limit_rings in ring_phases.cpp): NCCL's trees run on the communicator's channels, the ring's, so a node's
-// tree crossings leave and enter it through the same at most `nics` NICs. A node whose crossings use more
-// NICs than that in either direction sends and receives them through `nics` leaders, its highest-numbered
-// local members on distinct NICs (as the hierarchical leaders and the ring kept last): every crossing of
-// such a node is split evenly over its leaders, with a hand-off inside the node from the sender to the
-// leader (or from the leader to the receiver), pipelined in the same phase. The same bytes cross the
-// nodes; only the NICs they use change. Unchanged when every node's crossings already use no more than
-// `nics` NICs per direction, or when a device has no NIC.
+// tree crossings leave and enter it through at most `nics` NICs. A node whose crossings use more NICs than
+// that in a direction keeps the `nics` NICs that carry the most crossing bytes in that direction (ties: the
+// higher NIC) and moves each crossing on another NIC, whole, onto the kept NIC carrying the least so far
+// (in transfer order), through that NIC's leader — the node's highest-numbered group member on it — with a
+// hand-off inside the node from the sender to the leader (or from the leader to the receiver), pipelined in
+// the same phase. The same bytes cross the nodes; the busiest NIC keeps its load and no kept NIC loses any,
+// so a limit never makes the tree faster than without it. Unchanged when every node's crossings already use
+// no more than `nics` NICs per direction, or when a device has no NIC.
 void limit_crossings(const TopologyGraph& g, const std::vector<int>& ranks, int nics, Phase& p) {
   if (nics <= 0) return;
   const int per_node = g.devices_per_node();
-  std::map<int, std::set<int>> used;  // node · 2 + direction (0 out, 1 in) -> NICs its crossings use
+  // node · 2 + direction (0 out, 1 in) -> crossing bytes per NIC
+  std::map<int, std::map<int, double>> load;
   for (const Transfer& t : p.transfers) {
     const int na = t.src / per_node, nb = t.dst / per_node;
     if (na == nb) continue;
     const int out = g.nic_of_device(t.src), in = g.nic_of_device(t.dst);
     if (out < 0 || in < 0) return;
-    used[2 * na].insert(out);
-    used[2 * nb + 1].insert(in);
+    load[2 * na][out] += t.bytes;
+    load[2 * nb + 1][in] += t.bytes;
   }
-  std::set<int> limited;  // nodes whose crossings use more than `nics` NICs in a direction
-  for (const auto& [key, set] : used) {
-    if (static_cast<int>(set.size()) > nics) limited.insert(key / 2);
+  // Per limited node and direction: the kept NICs with their leader and the bytes assigned so far.
+  struct Kept {
+    int nic = 0, leader = -1;
+    double bytes = 0.0;
+  };
+  std::map<int, std::vector<Kept>> kept;
+  for (const auto& [key, per_nic] : load) {
+    if (static_cast<int>(per_nic.size()) <= nics) continue;
+    std::vector<std::pair<double, int>> by_load;
+    for (const auto& [nic, bytes] : per_nic) by_load.emplace_back(bytes, nic);
+    std::sort(by_load.begin(), by_load.end(), std::greater<>());
+    std::vector<Kept>& k = kept[key];
+    for (int i = 0; i < nics; ++i) k.push_back({by_load[static_cast<std::size_t>(i)].second, -1, by_load[static_cast<std::size_t>(i)].first});
   }
-  if (limited.empty()) return;
-  // Each limited node's leaders: its group members from the highest device down, one per NIC not yet
-  // taken, the first `nics`.
-  std::map<int, std::vector<int>> leaders;
-  std::vector<int> sorted = ranks;
-  std::sort(sorted.begin(), sorted.end(), std::greater<>());
-  for (int d : sorted) {
-    const int node = d / per_node;
-    if (!limited.contains(node)) continue;
-    std::vector<int>& l = leaders[node];
-    if (static_cast<int>(l.size()) >= nics) continue;
-    const int nic = g.nic_of_device(d);
-    if (std::none_of(l.begin(), l.end(), [&](int x) { return g.nic_of_device(x) == nic; })) l.push_back(d);
+  if (kept.empty()) return;
+  for (auto& [key, k] : kept) {
+    const int node = key / 2;
+    for (Kept& x : k) {
+      for (int d : ranks) {
+        if (d / per_node == node && g.nic_of_device(d) == x.nic) x.leader = std::max(x.leader, d);
+      }
+      CS_ASSERT(x.leader >= 0, "a kept NIC carries a crossing of a group member");
+    }
   }
+  // The device a crossing of `key` at `device` goes through: itself when its NIC is kept, else the leader
+  // of the least-loaded kept NIC, which takes the crossing's bytes.
+  const auto endpoint = [&](int key, int device, double bytes) {
+    const auto it = kept.find(key);
+    if (it == kept.end()) return device;
+    std::vector<Kept>& k = it->second;
+    const int nic = g.nic_of_device(device);
+    if (std::any_of(k.begin(), k.end(), [&](const Kept& x) { return x.nic == nic; })) return device;
+    Kept* least = &k.front();
+    for (Kept& x : k) {
+      if (x.bytes < least->bytes) least = &x;
+    }
+    least->bytes += bytes;
+    return least->leader;
+  };
   std::vector<Transfer> out;
   out.reserve(p.transfers.size());
   for (const Transfer& t : p.transfers) {
@@ -80,16 +103,11 @@ void limit_crossings(const TopologyGraph& g, const std::vector<int>& ranks, int 
       out.push_back(t);
       continue;
     }
-    const std::vector<int> from = limited.contains(na) ? leaders[na] : std::vector<int>{t.src};
-    const std::vector<int> to = limited.contains(nb) ? leaders[nb] : std::vector<int>{t.dst};
-    const double cross = t.bytes / static_cast<double>(from.size() * to.size());
-    for (int a : from) {
-      if (a != t.src) out.push_back({t.src, a, t.bytes / static_cast<double>(from.size())});
-      for (int b : to) out.push_back({a, b, cross});
-    }
-    for (int b : to) {
-      if (b != t.dst) out.push_back({b, t.dst, t.bytes / static_cast<double>(to.size())});
-    }
+    const int from = endpoint(2 * na, t.src, t.bytes);
+    const int to = endpoint(2 * nb + 1, t.dst, t.bytes);
+    if (from != t.src) out.push_back({t.src, from, t.bytes});
+    out.push_back({from, to, t.bytes});
+    if (to != t.dst) out.push_back({to, t.dst, t.bytes});
   }
   p.transfers = std::move(out);
 }
