@@ -142,11 +142,11 @@ TEST_CASE("JAX's dots policy keeps the layer input and the weight matmuls' outpu
   TransformerSpec seq = m;
   seq.parallel_block = false;
   CHECK(bytes(seq, s, Recompute::selective) == Approx(expected + tokens * 2.0 * 10240.0 / 4.0));
-  // About half of Megatron's selective recomputation (Korthikanti's 34·s·b·h/t) on this shape, above full
-  // recomputation (the layer input only).
+  // About 0.45 of this model's attention-core policy on this shape (0.39 of Korthikanti's 34·s·b·h/t), above
+  // full recomputation (the layer input only).
   LayerShape meg = s;
   meg.saves_dots_only = false;
-  CHECK(bytes(m, s, Recompute::selective) < 0.6 * bytes(m, meg, Recompute::selective));
+  CHECK(bytes(m, s, Recompute::selective) < 0.5 * bytes(m, meg, Recompute::selective));
   CHECK(bytes(m, s, Recompute::selective) > bytes(m, s, Recompute::full));
   // Only under selective recomputation: without it the flag changes nothing.
   CHECK(bytes(m, s, Recompute::none) == Approx(bytes(m, meg, Recompute::none)));
