@@ -21,6 +21,20 @@ namespace {
 // fat tree that is not rail-optimized; the 16 NICs of 4 nodes share one radix-64 leaf (no ECMP collisions).
 ClusterTopologySpec four_nic_nodes(int nodes) { return nvswitch_fat_tree(nodes, 4, 300e9, 12.5e9, 64, 1.0); }
 
+// The same nodes as a ClusterSpec, for TopologyCollectives.
+ClusterSpec jean_zay_like(int nodes) {
+  ClusterSpec c;
+  c.name = "jz";
+  c.nodes = nodes;
+  c.node.devices_per_node = 8;
+  c.node.fabric = NodeFabric::nvswitch;
+  c.node.intra = {BytesPerSecond(300e9), Seconds(3e-6), 1.0};
+  c.node.nics = 4;
+  c.node.nic = {BytesPerSecond(12.5e9), Seconds(5e-6), 1.0};
+  c.network.topology = "fat-tree";
+  return c;
+}
+
 CollectiveModelOptions one_nic() {
   CollectiveModelOptions o;
   o.communicator_nics = 1;
@@ -93,15 +107,7 @@ TEST_CASE("concurrent communicators on one NIC each spread over the node's NICs"
   // Four data-parallel groups of a TP-4 layout: group m holds devices m and m+4 of every node (NICs m/2
   // and 2 + m/2). Without the limit each group uses both of its NICs; with one NIC per communicator each
   // funnels through device m+4, so NICs 2 and 3 carry two groups' whole buffer each and NICs 0 and 1 none.
-  ClusterSpec c;
-  c.name = "jz";
-  c.nodes = 4;
-  c.node.devices_per_node = 8;
-  c.node.fabric = NodeFabric::nvswitch;
-  c.node.intra = {BytesPerSecond(300e9), Seconds(3e-6), 1.0};
-  c.node.nics = 4;
-  c.node.nic = {BytesPerSecond(12.5e9), Seconds(5e-6), 1.0};
-  c.network.topology = "fat-tree";
+  ClusterSpec c = jean_zay_like(4);
   const ConcurrentGroups dp{.size = 8, .stride = 4, .first = 0, .count = 4, .group_stride = 1};
   const CollectiveChoice hier{.algorithm = CollectiveAlgorithm::hierarchical};
   const double spread = TopologyCollectives::of(c)->time(CollectiveOp::reduce_scatter, Bytes(8e9), dp, hier).value();
@@ -265,15 +271,7 @@ TEST_CASE("the tree's node crossings go through the communicator's NICs only", "
 
 TEST_CASE("the tree under a NIC limit is what TopologyCollectives runs for a cluster with nics_per_communicator",
           "[collectives]") {
-  ClusterSpec c;
-  c.name = "jz";
-  c.nodes = 2;
-  c.node.devices_per_node = 8;
-  c.node.fabric = NodeFabric::nvswitch;
-  c.node.intra = {BytesPerSecond(300e9), Seconds(3e-6), 1.0};
-  c.node.nics = 4;
-  c.node.nic = {BytesPerSecond(12.5e9), Seconds(5e-6), 1.0};
-  c.network.topology = "fat-tree";
+  ClusterSpec c = jean_zay_like(2);
   const ConcurrentGroups world{.size = 16, .stride = 1, .first = 0, .count = 1, .group_stride = 16};
   const CollectiveChoice tree{.algorithm = CollectiveAlgorithm::double_binary_tree};
   c.node.nics_per_communicator = 4;
