@@ -59,6 +59,7 @@ Phase chain(const std::vector<std::vector<int>>& rs, int root_rank, double bytes
 static std::vector<std::vector<int>> limit_rings(const TopologyGraph& g, std::vector<std::vector<int>> rs, int nics) {
   if (nics <= 0 || rs.size() < 2) return rs;
   const int per_node = g.devices_per_node();
+  const int unit = nic_free_unit(g);  // hops inside an NVLink domain over several nodes use no NIC
   // Per ring: (node · 2 + direction, NIC) of every crossing: the sender's NIC out of its node (0), the
   // receiver's NIC into its node (1).
   std::vector<std::vector<std::pair<int, int>>> uses(rs.size());
@@ -67,7 +68,7 @@ static std::vector<std::vector<int>> limit_rings(const TopologyGraph& g, std::ve
     const auto& ring = rs[i];
     for (std::size_t j = 0; j < ring.size(); ++j) {
       const int a = ring[j], b = ring[(j + 1) % ring.size()];
-      if (a / per_node == b / per_node) continue;
+      if (a / unit == b / unit) continue;
       const int out = g.nic_of_device(a), in = g.nic_of_device(b);
       if (out < 0 || in < 0) return rs;
       uses[i].emplace_back(2 * (a / per_node), out);
@@ -75,7 +76,7 @@ static std::vector<std::vector<int>> limit_rings(const TopologyGraph& g, std::ve
       all[2 * (a / per_node)].insert(out);
       all[2 * (b / per_node) + 1].insert(in);
     }
-    if (uses[i].empty()) return rs;  // inside one node: no NIC to limit
+    if (uses[i].empty()) return rs;  // inside one node or NVLink domain: no NIC to limit
   }
   if (std::all_of(all.begin(), all.end(), [&](const auto& n) { return static_cast<int>(n.second.size()) <= nics; })) {
     return rs;

@@ -41,16 +41,20 @@ std::vector<int> tree_order(const TopologyGraph& g, const PhaseRequest& r) {
 // (in transfer order), through that NIC's leader — the node's highest-numbered group member on it — with a
 // hand-off inside the node from the sender to the leader (or from the leader to the receiver), pipelined in
 // the same phase. The same bytes cross the nodes; the busiest NIC keeps its load and no kept NIC loses any,
-// so a limit never makes the tree faster than without it. Unchanged when every node's crossings already use
-// no more than `nics` NICs per direction, or when a device has no NIC.
+// so a limit never lowers the NIC-uplink bottleneck (moving a crossing to another NIC also moves it to
+// another leaf or spine hash, so where the leaf-spine links bind a limit can still come out faster).
+// Transfers inside an NVLink domain over several nodes (NVL72) cross no NIC and are left alone. Unchanged
+// when every node's crossings already use no more than `nics` NICs per direction, or when a device has no NIC.
 void limit_crossings(const TopologyGraph& g, const std::vector<int>& ranks, int nics, Phase& p) {
   if (nics <= 0) return;
   const int per_node = g.devices_per_node();
+  const int unit = nic_free_unit(g);  // transfers inside an NVLink domain over several nodes use no NIC
+  const auto crosses = [&](const Transfer& t) { return t.src / unit != t.dst / unit; };
   // node · 2 + direction (0 out, 1 in) -> crossing bytes per NIC
   std::map<int, std::map<int, double>> load;
   for (const Transfer& t : p.transfers) {
     const int na = t.src / per_node, nb = t.dst / per_node;
-    if (na == nb) continue;
+    if (!crosses(t)) continue;
     const int out = g.nic_of_device(t.src), in = g.nic_of_device(t.dst);
     if (out < 0 || in < 0) return;
     load[2 * na][out] += t.bytes;
@@ -99,7 +103,7 @@ void limit_crossings(const TopologyGraph& g, const std::vector<int>& ranks, int 
   out.reserve(p.transfers.size());
   for (const Transfer& t : p.transfers) {
     const int na = t.src / per_node, nb = t.dst / per_node;
-    if (na == nb) {
+    if (!crosses(t)) {
       out.push_back(t);
       continue;
     }

@@ -148,7 +148,7 @@ constexpr Field kNodeFields[] = {
      .doc = "how many of the node's NICs one NCCL communicator's inter-node traffic leaves through (its rings' "
             "node crossings, as NCCL INFO 'via NET/...' channel lines show); its ring collectives then keep that many "
             "rings, its hierarchical ones funnel through that many leader devices per node and its trees cross the "
-            "nodes through those leaders, while concurrent communicators use the other NICs",
+            "nodes through that many NICs (the busiest), while concurrent communicators use the other NICs",
      .fallback = "derived: every NIC the communicator's ranks sit next to",
      .ints = {.min = 1}},
     {.key = "nvlink_mesh",

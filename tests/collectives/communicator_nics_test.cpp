@@ -281,10 +281,12 @@ TEST_CASE("the tree under a NIC limit is what TopologyCollectives runs for a clu
   CHECK(funnel > 1.5 * spread);
 }
 
-TEST_CASE("a NIC limit never makes the tree faster than the tree without it", "[collectives]") {
+TEST_CASE("a NIC limit never makes the tree faster where its NICs bind (non-blocking fat tree)", "[collectives]") {
   // review-s38b: splitting every crossing of a limited node evenly over its leaders could balance a tree
   // whose unlimited NIC use is uneven, and a limit of 3 of 4 NICs ran a broadcast a third faster than no
-  // limit. The limited tree keeps the busiest NICs and only adds load to them.
+  // limit. The limited tree keeps the busiest NICs and only adds load to them. (On an oversubscribed or
+  // ECMP-bound fabric a moved crossing also changes leaf or spine link, and a limit can come out faster:
+  // review-s38c; not claimed.)
   for (const int nics : {4, 8}) {  // two GPUs per NIC, one GPU per NIC
     for (const int nodes : {2, 3, 4, 5, 8, 16}) {
       const auto cluster = [&] { return nvswitch_fat_tree(nodes, nics, 300e9, 12.5e9, 256, 1.0); };
@@ -303,5 +305,21 @@ TEST_CASE("a NIC limit never makes the tree faster than the tree without it", "[
         }
       }
     }
+  }
+}
+
+TEST_CASE("inside an NVLink domain over several nodes the NIC limit leaves tree and ring alone", "[collectives]") {
+  // review-s38c: trays of 4 GPUs in one 32-GPU NVLink domain (NVL72-style) reach each other without a NIC;
+  // a communicator's NIC limit must not funnel that NVLink traffic through leader GPUs.
+  ClusterTopologySpec c = nvswitch_fat_tree(8, 4, 900e9, 50e9, 64, 1.0);
+  c.node.devices_per_node = 4;
+  c.node.kind = NodeFabricKind::nvl_domain;
+  c.node.domain_devices = 32;
+  const CollectiveModel all(c, {});
+  const CollectiveModel one(c, one_nic());
+  for (const auto a : {CollectiveAlgorithm::double_binary_tree, CollectiveAlgorithm::ring}) {
+    const auto r = request(CollectiveOp::all_reduce, 64.0 * 1024 * 1024, 32, a);
+    INFO(static_cast<int>(a));
+    CHECK(one.estimate(r).time.value() == Approx(all.estimate(r).time.value()));
   }
 }
