@@ -201,14 +201,14 @@ MemoryBreakdown memory_per_device(const TransformerSpec& m, const MemoryInputs& 
   mb.gradients = sharded(bytes_per_element(in.gradient_precision), 2);
   mb.optimizer = sharded(master + states, 1);
 
-  const double dense_layer = layer_activation_bytes(m, in.shape, in.recompute).value();
-  const double moe_layer =
-      in.moe_layers_on_stage > 0 ? layer_activation_bytes(m, in.shape, in.recompute, LayerKind::moe).value() : 0.0;
   const double per_chunk = stage_layer_activation_bytes(m, in).value() / in.chunks;
   double act = per_chunk * in.inflight_chunk_microbatches;
   if (in.offload_layers > 0) {
     // Transformer Engine keeps at most layers - n layers' activations on the device, the copies in flight
     // included (activation_offload.hpp): the n offloaded layers' activations leave it.
+    const double dense_layer = layer_activation_bytes(m, in.shape, in.recompute).value();
+    const double moe_layer =
+        in.offload_moe_layers > 0 ? layer_activation_bytes(m, in.shape, in.recompute, LayerKind::moe).value() : 0.0;
     const double off = (dense_layer * (in.offload_layers - in.offload_moe_layers) +
                         moe_layer * in.offload_moe_layers) / in.chunks * in.inflight_chunk_microbatches;
     act -= off;

@@ -23,7 +23,6 @@
 // Preconditions are checked by `applicable`; builders assert them.
 #pragma once
 
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,10 +70,6 @@ struct Dimensions {
   bool bidirectional = false;
 };
 Dimensions hierarchy_dimensions(const TopologyGraph& g, const PhaseRequest& r);
-
-/// Devices that reach each other without a NIC: a node, or an NVLink domain over several nodes (NVL72), as
-/// ranks_by_node groups them. A transfer between two such units is a node crossing for nics_per_communicator.
-inline int nic_free_unit(const TopologyGraph& g) { return std::max(g.devices_per_node(), g.domain_devices()); }
 
 /// Ring reduce-scatter (or all-gather) phase over every ring in `rings` at once, each ring reducing
 /// (gathering) a buffer of `bytes_per_ring`; bidirectional: half of it in each direction.

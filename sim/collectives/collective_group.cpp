@@ -12,7 +12,7 @@ std::vector<std::vector<int>> ranks_by_node(const TopologyGraph& g, const std::v
   std::map<int, std::size_t> slot;  // node -> index in out (keyed by int: deterministic)
   // An NVLink domain over several nodes (NVL72: trays of 4 in a 72-GPU domain) is one node for the
   // collective: NCCL's multi-node NVLink support runs the intra-"node" phases over NVLink across trays.
-  const int unit = std::max(g.devices_per_node(), g.domain_devices());
+  const int unit = nic_free_unit(g);
   for (int r : ranks) {
     CS_ASSERT(r >= 0 && r < g.device_count(), "rank outside the cluster");
     const int node = r / unit;

@@ -14,6 +14,7 @@
 // Other groups (one node, uneven spread, one rank per node) get a single ring in node-grouped order.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "topologies/topology_graph.hpp"
@@ -25,6 +26,11 @@ enum class RingOrder { topology_aware, rank_order, flat };
 /// The group's ranks grouped by node (nodes in order of first appearance, ranks in given order). A node
 /// here is the NVLink domain: the physical node, or an NVL72-style domain spanning several nodes.
 std::vector<std::vector<int>> ranks_by_node(const TopologyGraph& g, const std::vector<int>& ranks);
+
+/// Devices that reach each other without a NIC: a node, or an NVLink domain over several nodes (NVL72: trays
+/// of 4 in a 72-GPU domain), the unit ranks_by_node groups by. A transfer between two such units crosses a
+/// NIC (nics_per_communicator counts those).
+inline int nic_free_unit(const TopologyGraph& g) { return std::max(g.devices_per_node(), g.domain_devices()); }
 
 /// k if every node of the group holds exactly k of its ranks, else 0.
 int ranks_per_node(const std::vector<std::vector<int>>& by_node);

@@ -72,7 +72,10 @@ void limit_crossings(const TopologyGraph& g, const std::vector<int>& ranks, int 
     for (const auto& [nic, bytes] : per_nic) by_load.emplace_back(bytes, nic);
     std::sort(by_load.begin(), by_load.end(), std::greater<>());
     std::vector<Kept>& k = kept[key];
-    for (int i = 0; i < nics; ++i) k.push_back({by_load[static_cast<std::size_t>(i)].second, -1, by_load[static_cast<std::size_t>(i)].first});
+    for (std::size_t i = 0; i < static_cast<std::size_t>(nics); ++i) {
+      const auto [bytes, nic] = by_load[i];
+      k.push_back({.nic = nic, .leader = -1, .bytes = bytes});
+    }
   }
   if (kept.empty()) return;
   for (auto& [key, k] : kept) {

@@ -471,11 +471,11 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShap
     recompute.model_flops = Flops(0);
     recompute.hardware_flops = c.fwd.model_flops;
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::op) {
-    recompute = op_sac_recompute(op_sac_recompute_kernels(m, shape, fwd));
+    recompute = recompute_cost(op_sac_recompute_kernels(m, shape, fwd));
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::dots) {
     // Without sequence parallelism the saved matmul outputs are already reduced and the recomputed norm
     // outputs are whole on every TP rank: nothing is issued again. With it, the GEMM inputs are gathered again.
-    recompute = op_sac_recompute(dots_recompute_kernels(fwd), par.sequence_parallel);
+    recompute = recompute_cost(dots_recompute_kernels(fwd), par.sequence_parallel);
   } else if (tr.recompute == Recompute::selective && tr.selective_policy == SelectivePolicy::layer) {
     // Every k-th block fully recomputed: 1/k of a full recomputation per layer on average.
     const double k = std::max(1, tr.selective_layer_interval);
@@ -541,7 +541,7 @@ OpCostModel::LayerCosts OpCostModel::layer_costs(LayerKind kind, const LayerShap
   return c;
 }
 
-OpCost OpCostModel::op_sac_recompute(const LayerKernels& again, bool regather) const {
+OpCost OpCostModel::recompute_cost(const LayerKernels& again, bool regather) const {
   const ParallelismSpec& par = s_.parallelism;
   const DeviceSpec& dev = s_.cluster.node.device;
   OpCost r = from_kernels(dev, again);

@@ -137,7 +137,7 @@ class OpCostModel {
   /// The cost of re-running `again` before a layer's backward under a policy that saves no TP-collective
   /// output (torchtitan's op-level SAC, JAX's dots policy: models/selective_recompute.hpp), with the TP
   /// collectives it issues again (`regather`: the TP collectives whose outputs are not saved).
-  [[nodiscard]] OpCost op_sac_recompute(const LayerKernels& again, bool regather = true) const;
+  [[nodiscard]] OpCost recompute_cost(const LayerKernels& again, bool regather = true) const;
 
   ConcurrentGroups tp_groups_, cp_groups_, dp_groups_, ep_groups_, etp_groups_, edp_groups_;
   CollectiveChoice dp_choice_;
