@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 
+#include "sim/core/diagnostics.hpp"
+
 namespace clustersim::plan {
 namespace {
 
@@ -78,6 +80,26 @@ std::string duration_text(double s) {
   return fmt::format("{:.3f} s", s);
 }
 
+// Why strategies were invalid: one line per pointer the config checks refused them at (most first), with
+// the first such strategy and its message; at most kShown lines.
+std::string invalid_text(const PlanResult& r) {
+  if (r.invalid_reasons.empty()) return "";
+  constexpr std::size_t kShown = 8;
+  std::string out = "invalid strategies, by where the checks refused them first:\n";
+  for (std::size_t i = 0; i < std::min(kShown, r.invalid_reasons.size()); ++i) {
+    const InvalidReason& why = r.invalid_reasons[i];
+    out += fmt::format("  {:>7} at {}: e.g. {}: {}\n", why.count, why.pointer.empty() ? "the step model" : printable(why.pointer),
+                       describe(why.example_strategy, true), printable(why.example));
+  }
+  if (r.invalid_reasons.size() > kShown) {
+    std::size_t rest = 0;
+    for (std::size_t i = kShown; i < r.invalid_reasons.size(); ++i) rest += r.invalid_reasons[i].count;
+    out += fmt::format("  {:>7} at {} other places (plan --format json lists them all)\n", rest,
+                       r.invalid_reasons.size() - kShown);
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string why_it_ranks(const PlanResult& r, std::size_t i) {
@@ -135,6 +157,13 @@ nlohmann::json plan_json(const PlanResult& r, std::size_t top_k, bool pareto) {
   j["simulated"] = r.simulated;
   j["over_memory_after_simulation"] = r.over_memory;
   j["invalid"] = r.invalid;
+  nlohmann::json reasons = nlohmann::json::array();
+  for (const InvalidReason& why : r.invalid_reasons) {
+    reasons.push_back({{"pointer", why.pointer},
+                       {"count", why.count},
+                       {"example", {{"strategy", describe(why.example_strategy, true)}, {"message", why.example}}}});
+  }
+  j["invalid_reasons"] = std::move(reasons);
   j["past_deadline"] = r.past_deadline;
   j["feasible"] = r.ranked.size();
   if (!r.notes.empty()) j["notes"] = r.notes;
@@ -166,6 +195,7 @@ std::string plan_text(const PlanResult& r, std::size_t top_k, bool pareto) {
       "{} past the deadline, {} feasible\nobjective: {} ({})\n\n",
       r.enumerated, r.pruned_memory, r.simulated, r.over_memory, r.invalid, r.past_deadline, r.ranked.size(),
       to_string(r.objective), r.objective_unit);
+  out += invalid_text(r);
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
   if (!r.notes.empty()) out += "\n";
   if (r.ranked.empty()) return out + "no strategy fits in memory\n";

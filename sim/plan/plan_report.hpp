@@ -2,7 +2,8 @@
 // front, and the same as JSON (deterministic: no timings).
 //
 // JSON keys: objective, objective_unit, strategies_enumerated, pruned_by_memory, simulated,
-// over_memory_after_simulation, invalid, past_deadline, feasible, top[{rank, strategy{nodes, devices, tp,
+// over_memory_after_simulation, invalid, invalid_reasons[{pointer, count, example{strategy,
+// message}}] (by count, most first), past_deadline, feasible, top[{rank, strategy{nodes, devices, tp,
 // pp, dp, cp, vp, micro_batch, schedule, recompute, zero_stage, sequence_parallel}, step_time_s,
 // tokens_per_s, mfu, bubble_fraction, memory_total_bytes, memory_headroom_bytes, comm_exposed_s,
 // recompute_s, run_time_s?, device_hours, cost_usd?, energy_j?, objective, why}], pareto[same entries].

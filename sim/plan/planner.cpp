@@ -1,6 +1,7 @@
 #include "sim/plan/planner.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -31,7 +32,18 @@ enum class Outcome : std::uint8_t { pruned, over_memory, invalid, feasible };
 struct Slot {
   Outcome outcome = Outcome::pruned;
   PlanCandidate candidate;
+  // An invalid strategy's first refusal: the JSON pointer the config checks name ("" when the step model
+  // refused it) and the message.
+  std::string refused_at;
+  std::string refusal;
 };
+
+void refuse(Slot& slot, std::string at, std::string message) {
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  slot.outcome = Outcome::invalid;
+  slot.refused_at = std::move(at);
+  slot.refusal = std::move(message);
+}
 
 std::optional<double> number_at(const nlohmann::json& j, const char* ptr) {
   if (!j.is_object()) return std::nullopt;
@@ -66,7 +78,7 @@ class Evaluator {
       config::ReadContext ctx(origin_, problems);
       config::finalize_scenario(s, ctx);
       if (!problems.empty()) {
-        slot.outcome = Outcome::invalid;
+        refuse(slot, problems.items().front().pointer, problems.items().front().message);
         return slot;
       }
     }
@@ -88,10 +100,14 @@ class Evaluator {
       }
       slot.outcome = p.step.fits ? Outcome::feasible : Outcome::over_memory;
       fill(s, st, order, p, slot.candidate);
-    } catch (const ConfigError&) {
-      slot.outcome = Outcome::invalid;
-    } catch (const std::invalid_argument&) {
-      slot.outcome = Outcome::invalid;
+    } catch (const ConfigError& e) {
+      if (e.diagnostics().empty()) {
+        refuse(slot, "", e.what());
+      } else {
+        refuse(slot, e.diagnostics().front().pointer, e.diagnostics().front().message);
+      }
+    } catch (const std::invalid_argument& e) {
+      refuse(slot, "", e.what());
     }
     return slot;
   }
@@ -232,6 +248,10 @@ std::string slot_line(std::size_t i, const Slot& slot) {
     l += " " + (c.run_time ? hex(c.run_time->value()) : std::string("-"));
     l += " " + (c.cost_usd ? hex(*c.cost_usd) : std::string("-"));
     l += " " + (c.energy_j ? hex(*c.energy_j) : std::string("-"));
+  } else if (slot.outcome == Outcome::invalid) {
+    // Version 2: the refusal as a one-line JSON array [pointer, message] (non-ASCII escaped).
+    l += " " + nlohmann::json::array({slot.refused_at, slot.refusal})
+                   .dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
   }
   return l + "\n";
 }
@@ -246,8 +266,13 @@ std::optional<double> parse_hex(const std::string& t) {
 
 // Parses one checkpoint line into slots[index]; false when it is not a complete line of this search.
 bool read_slot_line(const std::string& line, const std::vector<Strategy>& space, std::vector<Slot>& slots,
-                    std::vector<char>& done) {
-  std::istringstream in(line);
+                    std::vector<char>& done, bool version1) {
+  // An invalid strategy's refusal (version 2) is the JSON array after "INDEX 2 ".
+  std::string refusal_json;
+  if (const auto sp = line.find(' '); sp != std::string::npos && line.compare(sp, 3, " 2 ") == 0) {
+    refusal_json = line.substr(sp + 3);
+  }
+  std::istringstream in(refusal_json.empty() ? line : line.substr(0, line.size() - refusal_json.size()));
   std::vector<std::string> f;
   for (std::string t; in >> t;) f.push_back(t);
   if (f.size() < 2) return false;
@@ -288,14 +313,24 @@ bool read_slot_line(const std::string& line, const std::vector<Strategy>& space,
     if (run_time) c.run_time = Seconds(*run_time);
   } else if (f.size() != 2) {
     return false;
+  } else if (slot.outcome == Outcome::invalid) {
+    if (version1) {
+      if (!refusal_json.empty()) return false;
+      slot.refusal = "reason not recorded (resumed from a version-1 checkpoint)";
+    } else {
+      const nlohmann::json j = nlohmann::json::parse(refusal_json, nullptr, /*allow_exceptions=*/false);
+      if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !j[1].is_string()) return false;
+      slot.refused_at = j[0].get<std::string>();
+      slot.refusal = j[1].get<std::string>();
+    }
   }
   slots[i] = std::move(slot);
   done[i] = 1;
   return true;
 }
 
-std::string checkpoint_header(const PlanOptions& o, std::size_t strategies) {
-  return "# clustersim plan checkpoint 1 strategies=" + std::to_string(strategies) +
+std::string checkpoint_header(const PlanOptions& o, std::size_t strategies, int version = 2) {
+  return "# clustersim plan checkpoint " + std::to_string(version) + " strategies=" + std::to_string(strategies) +
          " fingerprint=" + std::to_string(o.fingerprint) + "\n";
 }
 
@@ -309,8 +344,12 @@ std::size_t resume_checkpoint(const PlanOptions& o, const std::vector<Strategy>&
   all << in.rdbuf();
   const std::string text = all.str();
   if (text.empty()) return 0;
-  const std::string header = checkpoint_header(o, space.size());
-  if (text.rfind(header, 0) != 0) {
+  // Version 1 (before invalid strategies carried their refusal) is read too; the file is rewritten as 2.
+  std::string header = checkpoint_header(o, space.size());
+  const std::string header1 = checkpoint_header(o, space.size(), 1);
+  const bool version1 = text.rfind(header1, 0) == 0;
+  if (version1) header = header1;
+  if (!version1 && text.rfind(header, 0) != 0) {
     throw ConfigError("<command line>", "--resume",
                       fmt::format("{} is not a checkpoint of this search (its first line is not \"{}\": another "
                                   "experiment, --set or search option); remove it or drop --resume",
@@ -323,7 +362,7 @@ std::size_t resume_checkpoint(const PlanOptions& o, const std::vector<Strategy>&
     if (eol == std::string::npos) break;  // cut by the signal
     const std::string line = text.substr(pos, eol - pos);
     pos = eol + 1;
-    if (read_slot_line(line, space, slots, done)) ++n;
+    if (read_slot_line(line, space, slots, done, version1)) ++n;
   }
   return n;
 }
@@ -362,6 +401,18 @@ class CheckpointWriter {
   std::string buffer_;
   std::chrono::steady_clock::time_point last_;
 };
+
+// Groups a refusal by the pointer it names; the first strategy (in search order) refused there is the
+// example. Slots are walked in search order, so the grouping does not depend on the threads.
+void add_refusal(std::vector<InvalidReason>& reasons, const Slot& s, const Strategy& st) {
+  auto it = std::find_if(reasons.begin(), reasons.end(),
+                         [&](const InvalidReason& r) { return r.pointer == s.refused_at; });
+  if (it == reasons.end()) {
+    reasons.push_back({.pointer = s.refused_at, .count = 0, .example = s.refusal, .example_strategy = st});
+    it = reasons.end() - 1;
+  }
+  ++it->count;
+}
 
 }  // namespace
 
@@ -469,7 +520,8 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   r.enumerated = space.size();
   r.estimated_operations = estimated;
   r.resumed = resumed;
-  for (Slot& s : slots) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    Slot& s = slots[i];
     switch (s.outcome) {
       case Outcome::pruned:
         ++r.pruned_memory;
@@ -477,6 +529,7 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
       case Outcome::invalid:
         ++r.invalid;
         ++r.simulated;
+        add_refusal(r.invalid_reasons, s, space[i]);
         continue;
       case Outcome::over_memory:
         ++r.over_memory;
@@ -492,6 +545,8 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
     }
     r.ranked.push_back(std::move(s.candidate));
   }
+  std::stable_sort(r.invalid_reasons.begin(), r.invalid_reasons.end(),
+                   [](const InvalidReason& a, const InvalidReason& b) { return a.count > b.count; });
   std::sort(r.ranked.begin(), r.ranked.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
     if (a.objective != b.objective) return a.objective < b.objective;
     if (a.step_time != b.step_time) return a.step_time < b.step_time;

@@ -67,6 +67,16 @@ struct PlanCandidate {
   std::optional<TrustVerdict> trust;  // inside the validated region? (set by mark_trusted)
 };
 
+/// Why strategies were invalid, grouped by the JSON pointer of the first problem the config checks
+/// found ("" when the step model refused the strategy), with the first such strategy in search order
+/// and its message as the example.
+struct InvalidReason {
+  std::string pointer;
+  std::size_t count = 0;
+  std::string example;        // the example strategy's message
+  Strategy example_strategy;
+};
+
 struct PlanResult {
   Objective objective = Objective::time;
   std::string objective_unit;         // "s/step", "s", "USD", "device-hours", "J", "J/step"
@@ -75,6 +85,7 @@ struct PlanResult {
   std::size_t simulated = 0;          // run through the engine
   std::size_t over_memory = 0;        // simulated, but a stage does not fit
   std::size_t invalid = 0;            // refused by the config checks or the graph builder
+  std::vector<InvalidReason> invalid_reasons;  // by count, most first (ties in search order)
   std::size_t past_deadline = 0;      // feasible but slower than the deadline
   std::vector<PlanCandidate> ranked;  // feasible strategies, best first
   std::optional<double> trust_error;  // the region's error bound, when mark_trusted ran

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "plan_test_support.hpp"
 #include "sim/core/diagnostics.hpp"
@@ -352,6 +357,24 @@ TEST_CASE("the planner ranks only strategies the config checks accept", "[plan][
     CHECK(c.strategy.zero_stage == 0);
   }
   CHECK(r.invalid > 0);
+  // Why they were refused, by the pointer the checks named first: every invalid strategy is counted once,
+  // most first, each group's example is refused there.
+  std::size_t counted = 0;
+  for (const InvalidReason& why : r.invalid_reasons) counted += why.count;
+  CHECK(counted == r.invalid);
+  REQUIRE(r.invalid_reasons.size() >= 2);
+  CHECK(r.invalid_reasons.front().pointer == "/parallelism/pp");
+  CHECK(r.invalid_reasons.front().example_strategy.pp > 1);
+  CHECK_THAT(r.invalid_reasons.front().example, Catch::Contains("parameter_server needs pp = 1"));
+  for (std::size_t i = 1; i < r.invalid_reasons.size(); ++i)
+    CHECK(r.invalid_reasons[i - 1].count >= r.invalid_reasons[i].count);
+  const std::string text = plan_text(r, 1, false);
+  CHECK_THAT(text, Catch::Contains("invalid strategies, by where the checks refused them first:"));
+  CHECK_THAT(text, Catch::Contains(fmt::format("{} at /parallelism/pp: e.g. ", r.invalid_reasons.front().count)));
+  const nlohmann::json j = plan_json(r, 1, false);
+  REQUIRE(j["invalid_reasons"].size() == r.invalid_reasons.size());
+  CHECK(j["invalid_reasons"][0]["pointer"] == "/parallelism/pp");
+  CHECK(j["invalid_reasons"][0]["example"]["strategy"] == describe(r.invalid_reasons.front().example_strategy, true));
   // The dp_mode is kept.
   Scenario s = base;
   apply(r.ranked.front().strategy, s);
@@ -418,4 +441,52 @@ TEST_CASE("a vocabulary-parallel experiment's plan has no strategy without a pip
     INFO(describe(c.strategy));
     CHECK(c.strategy.pp > 1);
   }
+  REQUIRE(r.invalid_reasons.size() == 1);
+  CHECK(r.invalid_reasons.front().pointer == "/parallelism/vocab_parallel");
+  CHECK(r.invalid_reasons.front().count == r.invalid);
+  CHECK(r.invalid_reasons.front().example_strategy.pp == 1);
+}
+
+TEST_CASE("a plan checkpoint keeps why strategies were invalid, and a version-1 one resumes without the reasons",
+          "[plan][planner]") {
+  const Scenario base = config::load_scenario(bundled_catalog(), "gpt2-1b-ps-a100-32");
+  const TempDir dir;
+  PlanOptions o;
+  o.threads = 2;
+  o.fingerprint = 7;
+  o.checkpoint = (dir / "plan.ckpt").string();
+  const PlanResult one = plan_strategies(base, o);
+  REQUIRE(one.invalid > 0);
+  o.resume = true;
+  const PlanResult resumed = plan_strategies(base, o);
+  CHECK(resumed.resumed == one.enumerated);
+  CHECK(plan_json(resumed, 3, false) == plan_json(one, 3, false));
+  // The same file written before invalid strategies carried their refusal (version 1: "INDEX 2").
+  std::ifstream in(o.checkpoint);
+  std::string line, v1;
+  std::getline(in, line);
+  REQUIRE(line.rfind("# clustersim plan checkpoint 2 ", 0) == 0);
+  v1 = "# clustersim plan checkpoint 1 " + line.substr(std::string("# clustersim plan checkpoint 2 ").size()) + "\n";
+  std::size_t invalid_lines = 0;
+  while (std::getline(in, line)) {
+    const auto sp = line.find(' ');
+    if (line.compare(sp, 3, " 2 ") == 0) {
+      line = line.substr(0, sp + 2);
+      ++invalid_lines;
+    }
+    v1 += line + "\n";
+  }
+  CHECK(invalid_lines == one.invalid);
+  in.close();
+  std::ofstream(o.checkpoint, std::ios::trunc) << v1;
+  const PlanResult old = plan_strategies(base, o);
+  CHECK(old.resumed == one.enumerated);
+  CHECK(old.invalid == one.invalid);
+  REQUIRE(old.invalid_reasons.size() == 1);
+  CHECK(old.invalid_reasons.front().pointer.empty());
+  CHECK_THAT(old.invalid_reasons.front().example, Catch::Contains("version-1 checkpoint"));
+  // A resumed search rewrites the file as version 2.
+  std::ifstream again(o.checkpoint);
+  std::getline(again, line);
+  CHECK(line.rfind("# clustersim plan checkpoint 2 ", 0) == 0);
 }
