@@ -88,8 +88,9 @@ std::string invalid_text(const PlanResult& r) {
   std::string out = "invalid strategies, by where the checks refused them first:\n";
   for (std::size_t i = 0; i < std::min(kShown, r.invalid_reasons.size()); ++i) {
     const InvalidReason& why = r.invalid_reasons[i];
-    out += fmt::format("  {:>7} at {}: e.g. {}: {}\n", why.count, why.pointer.empty() ? "the step model" : printable(why.pointer),
-                       describe(why.example_strategy, true), printable(why.example));
+    const std::string where = why.pointer.empty() ? std::string("the step model") : printable(why.pointer);
+    out += fmt::format("  {:>7} at {}: e.g. {}: {}\n", why.count, where, describe(why.example_strategy, true),
+                       printable(why.example));
   }
   if (r.invalid_reasons.size() > kShown) {
     std::size_t rest = 0;
