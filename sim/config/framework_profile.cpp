@@ -62,6 +62,20 @@ constexpr Section kGradientPrecisionSection{"profile-gradient-precision", "/defa
                                             "gradient reduction precision per compute precision",
                                             kGradientPrecisionFields};
 
+// gradient_precision_note: compute precision -> what the reduction precision above stands for, when the
+// framework reduces differently and the model charges the same bytes another way (printed with the value).
+constexpr Field kGradientNoteFields[] = {
+    {.key = "fp32", .kind = FieldKind::string, .doc = "what the fp32 entry stands for"},
+    {.key = "tf32", .kind = FieldKind::string, .doc = "what the tf32 entry stands for"},
+    {.key = "fp16", .kind = FieldKind::string, .doc = "what the fp16 entry stands for"},
+    {.key = "bf16", .kind = FieldKind::string, .doc = "what the bf16 entry stands for"},
+    {.key = "fp8", .kind = FieldKind::string, .doc = "what the fp8 entry stands for"},
+    {.key = "fp4", .kind = FieldKind::string, .doc = "what the fp4 entry stands for"},
+};
+constexpr Section kGradientNoteSection{"profile-gradient-precision-note", "/defaults/gradient_precision_note",
+                                       "what a gradient_precision entry stands for, printed with its assumption",
+                                       kGradientNoteFields};
+
 constexpr Field kProfileModelFields[] = {
     choice_field("mlp", "MLP kind of models the framework trains by default", kProfileMlp),
     choice_field("norm", "normalisation", kNormChoices),
@@ -128,6 +142,10 @@ constexpr Field kDefaultsFields[] = {
      .kind = FieldKind::object,
      .doc = "gradient reduction precision",
      .section = &kGradientPrecisionSection},
+    {.key = "gradient_precision_note",
+     .kind = FieldKind::object,
+     .doc = "what a gradient_precision entry stands for when the framework reduces differently with the same bytes",
+     .section = &kGradientNoteSection},
     {.key = "model", .kind = FieldKind::object, .doc = "architecture defaults", .section = &kProfileModelSection},
 };
 constexpr Section kDefaultsSection{"profile-defaults", "/defaults", "defaults for what a record leaves out",
@@ -200,6 +218,12 @@ void read_defaults(ObjectReader& d, FrameworkProfile& p) {
   if (auto g = d.child("gradient_precision")) {
     for (std::string_view prec : kPrecisions) {
       if (auto v = g->get_choice(prec)) p.gradient_precision[std::string(prec)] = kPrecisions[*v];
+    }
+    g->finish();
+  }
+  if (auto g = d.child("gradient_precision_note")) {
+    for (std::string_view prec : kPrecisions) {
+      if (auto v = g->get_string(prec)) p.gradient_precision_note[std::string(prec)] = *v;
     }
     g->finish();
   }

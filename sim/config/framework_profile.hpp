@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ struct FrameworkProfile {
   std::optional<std::string> pipeline_split;
   std::optional<int> tp, pp, cp;                   // model parallelism when unstated
   nlohmann::json gradient_precision = nlohmann::json::object();  // compute precision -> reduce precision
+  // compute precision -> what that reduce precision stands for (printed with the assumption), when stated
+  std::map<std::string, std::string> gradient_precision_note;
   nlohmann::json model = nlohmann::json::object();  // architecture defaults (mlp, norm, position, ...)
   std::vector<std::string> sources;                 // one citation per default, as written in the file
 

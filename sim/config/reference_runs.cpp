@@ -982,8 +982,11 @@ class Builder {
       gradient = *rec_.gradient_reduce;
     } else if (profile_ && profile_->gradient_precision.contains(precision)) {
       gradient = profile_->gradient_precision[precision].get<std::string>();
-      if (dp_ > 1)
-        assume(fmt::format("gradient reduce in {} ({} default for {})", gradient, profile_->name, precision));
+      if (dp_ > 1) {
+        const auto note = profile_->gradient_precision_note.find(precision);
+        assume(fmt::format("gradient reduce in {} ({} default for {}{})", gradient, profile_->name, precision,
+                           note == profile_->gradient_precision_note.end() ? "" : ": " + note->second));
+      }
     } else if (dp_ > 1) {
       assume("gradient reduce in fp32 (no profile default)");
     }

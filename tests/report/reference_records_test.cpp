@@ -181,6 +181,14 @@ TEST_CASE("a stated 16-bit format reads as bf16 where FP16 and BF16 share one pe
   // The gradient reduce width follows the profile's bf16 entry (fp32), printed; fp16 reduces in fp16.
   CHECK(mentions(c.assumptions, "gradient reduce in fp32 (megatron-lm-2023 default for bf16)"));
   CHECK(predict(r) == bf16);
+  {
+    // A profile whose entry stands for another reduction with the same bytes says so with the value.
+    json ds = r;
+    ds["framework"] = {{"name", "megatron-deepspeed"}, {"version", nullptr}, {"date", "2022-03"}};
+    const auto& d = only_case(read(ds));
+    CHECK(mentions(d.assumptions, "gradient reduce in fp32 (megatron-deepspeed-2021 default for bf16: stands for "
+                                  "DeepSpeed's BF16_Optimizer"));
+  }
   CHECK(fp16 > bf16);  // tokens/s per GPU: the narrower gradient reduce of the fp16 reading is faster
   // A V100 has no BF16 rate: the record has to say which format it ran.
   r["hardware"]["accelerator"] = "NVIDIA V100 SXM2 32GB";
