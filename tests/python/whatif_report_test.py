@@ -30,14 +30,19 @@ class Dom(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.ids, self.cells, self.front = {}, [], []
-        self.cell, self.row, self.capture = None, None, None
+        self.ids, self.cells, self.front, self.reasons = {}, [], [], []
+        self.cell, self.row, self.capture, self.in_reasons = None, None, None, False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if "id" in a:
             self.ids[a["id"]] = a
         cls = a.get("class", "")
+        if tag == "ul" and a.get("id") == "invalid-reasons":
+            self.in_reasons = True
+        elif tag == "li" and self.in_reasons:
+            self.reasons.append({"text": ""})
+            self.capture = self.reasons[-1]
         if cls == "hm-cell":
             self.cell = {"x": a["data-x"], "y": a["data-y"], "index": a["data-index"], "value": None, "text": ""}
         elif cls == "hm-value" and self.cell is not None:
@@ -56,7 +61,9 @@ class Dom(html.parser.HTMLParser):
         elif tag == "tr" and self.row is not None:
             self.front.append(self.row)
             self.row = None
-        if tag in ("text", "td"):
+        if tag == "ul":
+            self.in_reasons = False
+        if tag in ("text", "td", "li"):
             self.capture = None
 
     def handle_data(self, data):
@@ -221,8 +228,16 @@ def check_plan(path, workdir, browser):
     dom = render(page, workdir)
     check_cells(dom, cells)
     check_front(dom, front, tkey, okey)
+    # Why strategies were invalid: one list item per group of the plan's invalid_reasons, in its order.
+    reasons = plan.get("invalid_reasons", [])
+    assert sum(r["count"] for r in reasons) == plan["invalid"], (plan["invalid"], reasons)
+    count = lambda n: f"{n:,}" if n >= 10000 else str(n)  # the page's num(): grouped from 10^4
+    want = [f"{count(r['count'])} at {r['pointer'] or 'the step model'}: e.g. {r['example']['strategy']}: "
+            f"{r['example']['message']}" for r in reasons]
+    got = [li["text"] for li in dom.reasons]
+    assert got == want, (got[:3], want[:3])
     print(f"ok plan {os.path.basename(path)}: {len(dom.cells)} tp x pp cells equal the listed strategies' best "
-          f"objective, {len(dom.front)} front points equal the plan's front")
+          f"objective, {len(dom.front)} front points equal the plan's front, {len(got)} invalid-reason lines")
 
 
 def check_refusals(csv_path, plan_path):
@@ -236,7 +251,14 @@ def check_refusals(csv_path, plan_path):
     assert bad.returncode == 2 and csv_path in bad.stderr and "internal" not in bad.stderr, bad.stderr
     bad = run(["report", "gpt2-1b-a100-8gpu", "--sweep", csv_path, "-o", os.devnull])
     assert bad.returncode == 2, bad.stderr
-    print("ok refusals: unknown axis, unknown metric, a plan as a sweep and a sweep as a plan exit 2")
+    broken = json.load(open(plan_path, encoding="utf-8"))
+    broken["invalid_reasons"] = [{"pointer": 1, "count": 2}]
+    broken_path = plan_path + ".broken.json"
+    open(broken_path, "w", encoding="utf-8").write(json.dumps(broken))
+    bad = run(["report", "--plan", broken_path, "-o", os.devnull])
+    assert bad.returncode == 2 and f"{broken_path}:/invalid_reasons/0" in bad.stderr, bad.stderr
+    print("ok refusals: unknown axis, unknown metric, a plan as a sweep, a sweep as a plan and a malformed "
+          "invalid_reasons exit 2")
 
 
 def main():
@@ -256,6 +278,12 @@ def main():
         done = run(["plan", "gpt2-1b-a100-8gpu", "--format", "json", "--pareto", "--top", "200", "--threads", "1"])
         assert done.returncode == 0, done.stderr
         open(plan, "w").write(done.stdout)
+        # A search with invalid strategies (parameter servers refuse TP, PP, CP and ZeRO): the page lists why.
+        ps_plan = os.path.join(workdir, "ps-plan.json")
+        done = run(["plan", "gpt2-1b-ps-a100-32", "--format", "json", "--pareto", "--top", "50", "--threads", "1"])
+        assert done.returncode == 0, done.stderr
+        open(ps_plan, "w").write(done.stdout)
+        assert json.loads(done.stdout)["invalid"] > 0
 
         cost = check_sweep(sweep, [], workdir, browser, min_front=2)
         assert cost == "energy.cost_usd_per_step", "an energy experiment's sweep is drawn against its cost: " + cost
@@ -265,6 +293,7 @@ def main():
                           min_front=2)
         assert mem == "memory.total_bytes", mem
         check_plan(plan, workdir, browser)
+        check_plan(ps_plan, workdir, browser)
         check_refusals(sweep, plan)
     if not browser:
         print(f"SKIP: {CHROMIUM} not found (Debian: apt-get install chromium; tools/install-deps --optional); "

@@ -432,8 +432,31 @@ json plan_page_data(const json& plan, const std::string& source, const WhatIfOpt
   }
   json summary = json::object();
   for (const char* k : {"objective", "objective_unit", "strategies_enumerated", "pruned_by_memory", "simulated",
-                        "feasible"}) {
+                        "invalid", "feasible"}) {
     if (plan.contains(k)) summary[k] = plan[k];
+  }
+  // Why strategies were invalid (plan JSON since 2026-11-27): [{pointer, count, example{strategy, message}}].
+  if (plan.contains("invalid_reasons")) {
+    const json& reasons = plan["invalid_reasons"];
+    if (!reasons.is_array()) throw ConfigError(source, "/invalid_reasons", "not an array");
+    json kept = json::array();
+    for (std::size_t i = 0; i < reasons.size(); ++i) {
+      const json& r = reasons[i];
+      const bool ok = r.is_object() && r.contains("pointer") && r["pointer"].is_string() && r.contains("count") &&
+                      r["count"].is_number_unsigned() && r.contains("example") && r["example"].is_object() &&
+                      r["example"].contains("strategy") && r["example"]["strategy"].is_string() &&
+                      r["example"].contains("message") && r["example"]["message"].is_string();
+      if (!ok) {
+        throw ConfigError(source, fmt::format("/invalid_reasons/{}", i),
+                          "not {\"pointer\": string, \"count\": unsigned integer, \"example\": {\"strategy\": "
+                          "string, \"message\": string}}");
+      }
+      kept.push_back({{"pointer", r["pointer"]},
+                      {"count", r["count"]},
+                      {"strategy", r["example"]["strategy"]},
+                      {"message", r["example"]["message"]}});
+    }
+    summary["invalid_reasons"] = std::move(kept);
   }
   summary["listed"] = top.size();
   json hm = heatmap(points, x, y, z, "<--x>");  // "objective" is minimised, as the planner ranks it
