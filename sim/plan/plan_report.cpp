@@ -95,8 +95,9 @@ std::string invalid_text(const PlanResult& r) {
   if (r.invalid_reasons.size() > kShown) {
     std::size_t rest = 0;
     for (std::size_t i = kShown; i < r.invalid_reasons.size(); ++i) rest += r.invalid_reasons[i].count;
-    out += fmt::format("  {:>7} at {} other places (plan --format json lists them all)\n", rest,
-                       r.invalid_reasons.size() - kShown);
+    const std::size_t places = r.invalid_reasons.size() - kShown;
+    out += fmt::format("  {:>7} at {} other place{} (plan --format json lists them all)\n", rest, places,
+                       places == 1 ? "" : "s");
   }
   return out + "\n";
 }

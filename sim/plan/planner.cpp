@@ -314,10 +314,10 @@ bool read_slot_line(const std::string& line, const std::vector<Strategy>& space,
   } else if (f.size() != 2) {
     return false;
   } else if (slot.outcome == Outcome::invalid) {
-    if (version1) {
-      if (!refusal_json.empty()) return false;
-      slot.refusal = "reason not recorded (resumed from a version-1 checkpoint)";
-    } else {
+    // A version-1 line has no refusal: not read, so the strategy is evaluated again (cheap: it is refused
+    // before the engine) and its reason is the real one, in this search and in the rewritten file.
+    if (version1) return false;
+    {
       const nlohmann::json j = nlohmann::json::parse(refusal_json, nullptr, /*allow_exceptions=*/false);
       if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !j[1].is_string()) return false;
       slot.refused_at = j[0].get<std::string>();
@@ -344,12 +344,22 @@ std::size_t resume_checkpoint(const PlanOptions& o, const std::vector<Strategy>&
   all << in.rdbuf();
   const std::string text = all.str();
   if (text.empty()) return 0;
-  // Version 1 (before invalid strategies carried their refusal) is read too; the file is rewritten as 2.
+  // Version 1 (before invalid strategies carried their refusal) is read too, except its invalid strategies,
+  // which are evaluated again; the file is rewritten as 2.
   std::string header = checkpoint_header(o, space.size());
   const std::string header1 = checkpoint_header(o, space.size(), 1);
   const bool version1 = text.rfind(header1, 0) == 0;
   if (version1) header = header1;
   if (!version1 && text.rfind(header, 0) != 0) {
+    const std::string prefix = "# clustersim plan checkpoint ";
+    if (text.rfind(prefix, 0) == 0 && text.compare(prefix.size(), 2, "2 ") != 0) {
+      throw ConfigError("<command line>", "--resume",
+                        fmt::format("{} is a plan checkpoint of a format this clustersim does not read (its first "
+                                    "line: \"{}\"; this one writes version 2 and reads 1 and 2); remove it or drop "
+                                    "--resume",
+                                    o.checkpoint,
+                                    printable(text.substr(0, std::min(text.find('\n'), std::size_t{80})))));
+    }
     throw ConfigError("<command line>", "--resume",
                       fmt::format("{} is not a checkpoint of this search (its first line is not \"{}\": another "
                                   "experiment, --set or search option); remove it or drop --resume",
