@@ -317,12 +317,10 @@ bool read_slot_line(const std::string& line, const std::vector<Strategy>& space,
     // A version-1 line has no refusal: not read, so the strategy is evaluated again (cheap: it is refused
     // before the engine) and its reason is the real one, in this search and in the rewritten file.
     if (version1) return false;
-    {
-      const nlohmann::json j = nlohmann::json::parse(refusal_json, nullptr, /*allow_exceptions=*/false);
-      if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !j[1].is_string()) return false;
-      slot.refused_at = j[0].get<std::string>();
-      slot.refusal = j[1].get<std::string>();
-    }
+    const nlohmann::json j = nlohmann::json::parse(refusal_json, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !j[1].is_string()) return false;
+    slot.refused_at = j[0].get<std::string>();
+    slot.refusal = j[1].get<std::string>();
   }
   slots[i] = std::move(slot);
   done[i] = 1;
@@ -352,7 +350,9 @@ std::size_t resume_checkpoint(const PlanOptions& o, const std::vector<Strategy>&
   if (version1) header = header1;
   if (!version1 && text.rfind(header, 0) != 0) {
     const std::string prefix = "# clustersim plan checkpoint ";
-    if (text.rfind(prefix, 0) == 0 && text.compare(prefix.size(), 2, "2 ") != 0) {
+    // A version this build writes or reads (1, 2) with another fingerprint is another search, below.
+    if (text.rfind(prefix, 0) == 0 && text.compare(prefix.size(), 2, "1 ") != 0 &&
+        text.compare(prefix.size(), 2, "2 ") != 0) {
       throw ConfigError("<command line>", "--resume",
                         fmt::format("{} is a plan checkpoint of a format this clustersim does not read (its first "
                                     "line: \"{}\"; this one writes version 2 and reads 1 and 2); remove it or drop "

@@ -493,8 +493,14 @@ TEST_CASE("a plan checkpoint keeps why strategies were invalid, and a version-1 
   const PlanResult after = plan_strategies(base, o);
   CHECK(after.resumed == one.enumerated);
   CHECK(plan_json(after, 3, false) == plan_json(one, 3, false));
-  // A checkpoint of a version this build does not read is refused as such.
+  // A checkpoint of a version this build does not read is refused as such; one of a version it reads, but
+  // of another search, as another search's.
   std::ofstream(o.checkpoint, std::ios::trunc) << "# clustersim plan checkpoint 3 strategies=1 fingerprint=7\n";
   CHECK_THROWS_WITH(plan_strategies(base, o),
                     Catch::Contains("a plan checkpoint of a format this clustersim does not read"));
+  for (const char* version : {"1", "2"}) {
+    std::ofstream(o.checkpoint, std::ios::trunc)
+        << "# clustersim plan checkpoint " << version << " strategies=1 fingerprint=8\n";
+    CHECK_THROWS_WITH(plan_strategies(base, o), Catch::Contains("is not a checkpoint of this search"));
+  }
 }
