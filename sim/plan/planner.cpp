@@ -44,6 +44,7 @@ void refuse(Slot& slot, std::string at, std::string message) {
   slot.refused_at = std::move(at);
   slot.refusal = std::move(message);
 }
+void refuse(Slot& slot, const Diagnostic& first) { refuse(slot, first.pointer, first.message); }
 
 std::optional<double> number_at(const nlohmann::json& j, const char* ptr) {
   if (!j.is_object()) return std::nullopt;
@@ -78,7 +79,7 @@ class Evaluator {
       config::ReadContext ctx(origin_, problems);
       config::finalize_scenario(s, ctx);
       if (!problems.empty()) {
-        refuse(slot, problems.items().front().pointer, problems.items().front().message);
+        refuse(slot, problems.items().front());
         return slot;
       }
     }
@@ -104,7 +105,7 @@ class Evaluator {
       if (e.diagnostics().empty()) {
         refuse(slot, "", e.what());
       } else {
-        refuse(slot, e.diagnostics().front().pointer, e.diagnostics().front().message);
+        refuse(slot, e.diagnostics().front());
       }
     } catch (const std::invalid_argument& e) {
       refuse(slot, "", e.what());
