@@ -96,7 +96,9 @@ std::vector<std::string> columns_of_line(RowFormat format, std::string_view line
   return cols;
 }
 
-ExistingOutput scan_existing(const std::filesystem::path& path, const RowFormatter& formatter) {
+ExistingOutput scan_existing(
+    const std::filesystem::path& path, const RowFormatter& formatter,
+    const std::function<void(std::uint64_t index, const std::string& row)>& check_first_row) {
   ExistingOutput out;
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
@@ -126,6 +128,7 @@ ExistingOutput scan_existing(const std::filesystem::path& path, const RowFormatt
     }
     const auto idx = row_index(format, line);
     if (!idx) throw ConfigError(path.string(), "", fmt::format("--resume: line {} is not a row", out.indices.size() + 2));
+    if (out.indices.empty() && check_first_row) check_first_row(*idx, line + "\n");
     out.indices.push_back(*idx);
   }
   in.close();

@@ -378,6 +378,50 @@ std::size_t resume_checkpoint(const PlanOptions& o, const std::vector<Strategy>&
   return n;
 }
 
+// The fingerprint names the search, not the model that evaluated it: a checkpoint written by a clustersim
+// whose model gives other figures would resume them. So some restored strategies are evaluated again (the
+// first and the last restored of each outcome, at most eight) and their lines must be the file's, bit for bit
+// (an evaluation is deterministic); otherwise the file is refused.
+std::string outcome_text(const Slot& s) {
+  switch (s.outcome) {
+    case Outcome::feasible:
+    case Outcome::over_memory:
+      return fmt::format("{}step time {:.6g} s, {:.6g} tokens/s",
+                         s.outcome == Outcome::over_memory ? "over memory, " : "",
+                         s.candidate.step_time.value(), s.candidate.tokens_per_s);
+    case Outcome::invalid:
+      return fmt::format("invalid at \"{}\"", printable(s.refused_at));
+    case Outcome::pruned:
+      break;
+  }
+  return "pruned";
+}
+
+void check_resumed(const PlanOptions& o, const std::vector<Strategy>& space, const std::vector<Slot>& slots,
+                   const std::vector<char>& done, const Evaluator& evaluator) {
+  std::vector<std::size_t> picks;
+  for (int k = 0; k < 4; ++k) {
+    const auto is = [&](std::size_t i) { return done[i] != 0 && static_cast<int>(slots[i].outcome) == k; };
+    std::size_t i = 0;
+    while (i < space.size() && !is(i)) ++i;
+    if (i == space.size()) continue;
+    picks.push_back(i);
+    std::size_t j = space.size() - 1;
+    while (!is(j)) --j;
+    if (j != i) picks.push_back(j);
+  }
+  std::sort(picks.begin(), picks.end());
+  for (const std::size_t i : picks) {
+    const Slot fresh = evaluator.evaluate(space[i], i);
+    if (slot_line(i, fresh) == slot_line(i, slots[i])) continue;
+    throw ConfigError(
+        "<command line>", "--resume",
+        fmt::format("{} was written by a clustersim whose model gives other figures: strategy {} "
+                    "({}) is {} here and {} in the file; remove it or drop --resume",
+                    o.checkpoint, i, describe(space[i]), outcome_text(fresh), outcome_text(slots[i])));
+  }
+}
+
 class CheckpointWriter {
  public:
   CheckpointWriter(const PlanOptions& o, const std::vector<Slot>& slots, const std::vector<char>& done)
@@ -460,6 +504,9 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   std::vector<Slot> slots(space.size());
   std::vector<char> done(space.size(), 0);
   const std::size_t resumed = options.resume ? resume_checkpoint(options, space, slots, done) : 0;
+  if (resumed > 0) {
+    check_resumed(options, space, slots, done, evaluator);
+  }
   std::optional<CheckpointWriter> checkpoint;
   if (!options.checkpoint.empty()) checkpoint.emplace(options, slots, done);
   std::atomic<std::size_t> next{0};

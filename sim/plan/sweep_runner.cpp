@@ -12,6 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "sim/core/diagnostics.hpp"
 #include "sim/plan/output_file.hpp"
 #include "sim/plan/point_evaluator.hpp"
 #include "sim/scenario/work_bounds.hpp"
@@ -185,7 +188,28 @@ SweepSummary run_sweep(const SweepJob& job) {
   std::vector<std::uint64_t> done;
   bool need_header = true;
   if (job.resume) {
-    ExistingOutput existing = scan_existing(job.output, formatter);
+    // The columns name the axes, not the experiment or the model that computed the rows: the file's first
+    // row is computed again and must be the same text, else the file is another sweep's or was written by a
+    // clustersim whose model gives other figures.
+    const auto check = [&](std::uint64_t index, const std::string& row_text) {
+      PointEvaluator evaluator(job.paths, job.document, space);
+      evaluator.set_max_cost(job.max_cost);
+      SweepRow row;
+      evaluator.evaluate(index, row);
+      std::string here;
+      formatter.append(row, here);
+      if (here == row_text) return;
+      const auto shown = [](const std::string& t) {
+        return printable(t.substr(0, std::min<std::size_t>(200, t.size() - 1)));
+      };
+      throw ConfigError(
+          job.output.string(), "",
+          fmt::format("--resume: its first row (point {}) is not what this sweep computes for that "
+                      "point (another experiment, --set, or a clustersim whose model gives other "
+                      "figures); remove the file or drop --resume. In the file: {}; here: {}",
+                      index, shown(row_text), shown(here)));
+    };
+    ExistingOutput existing = scan_existing(job.output, formatter, check);
     need_header = !existing.has_header;
     summary.truncated_bytes = existing.truncated_bytes;
     done = std::move(existing.indices);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -502,5 +504,76 @@ TEST_CASE("a plan checkpoint keeps why strategies were invalid, and a version-1 
     std::ofstream(o.checkpoint, std::ios::trunc)
         << "# clustersim plan checkpoint " << version << " strategies=1 fingerprint=8\n";
     CHECK_THROWS_WITH(plan_strategies(base, o), Catch::Contains("is not a checkpoint of this search"));
+  }
+}
+
+TEST_CASE("a plan checkpoint whose figures this clustersim's model does not give is refused on --resume",
+          "[plan][planner]") {
+  // The fingerprint names the search, not the model: some restored strategies (the first and the last of
+  // each outcome) are evaluated again, and a line that differs refuses the file.
+  const Scenario base = config::load_scenario(bundled_catalog(), "gpt2-1b-ps-a100-32");
+  const TempDir dir;
+  PlanOptions o;
+  o.threads = 2;
+  o.fingerprint = 7;
+  o.checkpoint = (dir / "plan.ckpt").string();
+  const PlanResult one = plan_strategies(base, o);
+  REQUIRE(one.invalid > 0);
+  REQUIRE_FALSE(one.ranked.empty());
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(o.checkpoint);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  const auto write = [&](const std::vector<std::string>& ls) {
+    std::ofstream out(o.checkpoint, std::ios::trunc);
+    for (const std::string& l : ls) out << l << "\n";
+  };
+  // The index of the first line of an outcome (sorted by index: the file is in completion order).
+  const auto first_of = [&](const char* outcome) {
+    std::size_t best = 0;
+    long best_index = -1;
+    for (std::size_t k = 1; k < lines.size(); ++k) {
+      const auto sp = lines[k].find(' ');
+      if (lines[k].compare(sp + 1, 2, std::string(outcome) + " ") != 0) continue;
+      const long index = std::stol(lines[k].substr(0, sp));
+      if (best_index < 0 || index < best_index) {
+        best_index = index;
+        best = k;
+      }
+    }
+    REQUIRE(best_index >= 0);
+    return best;
+  };
+  o.resume = true;
+  SECTION("a feasible strategy's step time") {
+    std::vector<std::string> changed = lines;
+    std::istringstream fields(changed[first_of("3")]);
+    std::vector<std::string> f;
+    for (std::string t; fields >> t;) f.push_back(t);
+    REQUIRE(f.size() == 16);
+    f[3] = "0x1.8p+0";  // 1.5 s
+    std::string l;
+    for (const std::string& t : f) l += (l.empty() ? "" : " ") + t;
+    changed[first_of("3")] = l;
+    write(changed);
+    CHECK_THROWS_WITH(plan_strategies(base, o),
+                      Catch::Contains("was written by a clustersim whose model gives other figures") &&
+                          Catch::Contains("step time 1.5 s, ") &&
+                          Catch::Contains("remove it or drop --resume"));
+  }
+  SECTION("an invalid strategy's refusal") {
+    std::vector<std::string> changed = lines;
+    const std::size_t k = first_of("2");
+    changed[k] = changed[k].substr(0, changed[k].find(' ')) + " 2 [\"/parallelism/tp\",\"made up\"]";
+    write(changed);
+    CHECK_THROWS_WITH(plan_strategies(base, o),
+                      Catch::Contains("and invalid at \"/parallelism/tp\" in the file"));
+  }
+  SECTION("the file as written resumes") {
+    write(lines);
+    const PlanResult resumed = plan_strategies(base, o);
+    CHECK(resumed.resumed == one.enumerated);
+    CHECK(plan_json(resumed, 3, false) == plan_json(one, 3, false));
   }
 }

@@ -1,6 +1,11 @@
 #include "tests/catch.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "plan_test_support.hpp"
 #include "row_compare.hpp"
@@ -103,6 +108,51 @@ TEST_CASE("resuming a complete sweep computes nothing, a file of another sweep i
   SweepJob wrong = job_for(other, dir / "a.csv");
   wrong.resume = true;
   CHECK_THROWS_AS(run_sweep(wrong), ConfigError);
+}
+
+TEST_CASE(
+    "resuming a file whose first row this sweep does not compute is refused (another experiment or model)",
+    "[plan][sweep]") {
+  TempDir dir;
+  const SweepSpace space = small_space();
+  SweepJob job = job_for(space, dir / "a.csv");
+  run_sweep(job);
+  std::string text = read_file(dir / "a.csv");
+  truncate_mid_line(dir / "a.csv", 0.5);
+  const std::string cut = read_file(dir / "a.csv");
+  job.resume = true;
+  SECTION("the same columns, another experiment") {
+    SweepJob other = job;
+    config::ExperimentLoader loader(other.paths);
+    other.document = loader.load("gpt2-1b-a100-8gpu");
+    other.document.document["training"]["seq_len"] = 512;
+    if (other.document.unprofiled) {
+      nlohmann::json j = *other.document.unprofiled;
+      j["training"]["seq_len"] = 512;
+      other.document.unprofiled = std::make_shared<const nlohmann::json>(std::move(j));
+    }
+    CHECK_THROWS_WITH(run_sweep(other),
+                      Catch::Contains("--resume: its first row (point 0) is not what this sweep "
+                                      "computes for that point") &&
+                          Catch::Contains("remove the file or drop --resume"));
+    CHECK(read_file(dir / "a.csv") == cut);  // left as it was
+  }
+  SECTION("a figure the model does not give") {
+    // The first row's step time (a number after "ok,,") made one digit different.
+    const auto header_end = cut.find('\n') + 1;
+    const auto at = cut.find(",ok,,", header_end);
+    REQUIRE(at != std::string::npos);
+    REQUIRE(at < cut.find('\n', header_end));
+    std::string changed = cut;
+    const auto digit = changed.find_first_of("123456789", at + 5);
+    changed[digit] = changed[digit] == '9' ? '8' : static_cast<char>(changed[digit] + 1);
+    std::ofstream(dir / "a.csv", std::ios::trunc) << changed;
+    CHECK_THROWS_WITH(run_sweep(job), Catch::Contains("is not what this sweep computes"));
+  }
+  SECTION("the file as written resumes") {
+    run_sweep(job);
+    CHECK(read_file(dir / "a.csv") == text);
+  }
 }
 
 TEST_CASE("n shards merged equal the unsharded sweep", "[plan][sweep]") {

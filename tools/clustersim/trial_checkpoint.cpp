@@ -76,7 +76,8 @@ std::uint64_t fingerprint_of(const std::string& text) {
   return h;
 }
 
-TrialCheckpoint::TrialCheckpoint(const std::string& path, bool resume, std::uint64_t fingerprint) {
+TrialCheckpoint::TrialCheckpoint(const std::string& path, bool resume, std::uint64_t fingerprint)
+    : path_(path) {
   const std::string header = header_of(fingerprint);
   if (resume) {
     std::ifstream in(path, std::ios::binary);
@@ -107,11 +108,47 @@ TrialCheckpoint::TrialCheckpoint(const std::string& path, bool resume, std::uint
 std::optional<run::TrialOutcome> TrialCheckpoint::find(std::uint32_t group, std::uint64_t trial) {
   const auto it = kept_.find({group, trial});
   if (it == kept_.end()) return std::nullopt;
+  // The fingerprint names the run, not the model that simulated it: the first kept trial of each group is
+  // simulated again and checked against the file in keep().
+  if (checked_groups_.insert(group).second) {
+    checking_ = it->first;
+    return std::nullopt;
+  }
   ++reused_;
   return it->second;
 }
 
 void TrialCheckpoint::keep(std::uint32_t group, std::uint64_t trial, const run::TrialOutcome& outcome) {
+  if (checking_ && *checking_ == std::make_pair(group, trial)) {
+    checking_.reset();
+    const run::TrialOutcome& file = kept_.at({group, trial});
+    if (line_of(group, trial, outcome) != line_of(group, trial, file)) {
+      // The first figure that differs, in decimal.
+      static constexpr const char* kStates[] = {"training",    "recomputing", "restarting",
+                                                "repair wait", "restoring",   "checkpoint stall"};
+      const run::StateTimes& a = outcome.states;
+      const run::StateTimes& b = file.states;
+      const Seconds here[] = {a.training,    a.recomputing, a.restarting,
+                              a.repair_wait, a.restoring,   a.checkpoint_stall};
+      const Seconds there[] = {b.training,    b.recomputing, b.restarting,
+                               b.repair_wait, b.restoring,   b.checkpoint_stall};
+      std::string what = "its interruption counts differ";
+      for (std::size_t k = 0; k < 6; ++k) {
+        if (here[k].value() != there[k].value()) {
+          what = fmt::format("its {} time is {:.9g} s here and {:.9g} s in the file", kStates[k],
+                             here[k].value(), there[k].value());
+          break;
+        }
+      }
+      throw ConfigError(
+          "<command line>", "--resume",
+          fmt::format("{} was written by a clustersim whose model gives other figures: trial {} of "
+                      "group {} was simulated again and {}; remove it or drop --resume",
+                      path_, trial, group, what));
+    }
+    ++reused_;  // the file's line, already written back
+    return;
+  }
   buffer_ += line_of(group, trial, outcome);
   const auto now = std::chrono::steady_clock::now();
   if (buffer_.size() > 65536 || now - last_ > std::chrono::milliseconds(200)) flush(now);

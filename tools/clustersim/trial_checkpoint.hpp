@@ -5,13 +5,16 @@
 // experiment, every --set, the run section with its seed and trial counts) and one line per finished trial:
 // "GROUP TRIAL" then the six state times in hexadecimal floating point (an exact round trip, so a resumed
 // run prints the same bits) and the interruption counts per component class. Lines are batched and
-// written at least every 0.2 s; an incomplete last line (cut by the signal) is dropped on --resume.
+// written at least every 0.2 s; an incomplete last line (cut by the signal) is dropped on --resume. The
+// fingerprint names the run, not the model: on --resume the first kept trial of each group is simulated
+// again, and a file whose line differs (written by a clustersim whose model gives other figures) is refused.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -41,6 +44,9 @@ class TrialCheckpoint final : public run::TrialStore {
   std::string buffer_;
   std::chrono::steady_clock::time_point last_;
   std::size_t reused_ = 0;
+  std::string path_;
+  std::set<std::uint32_t> checked_groups_;  // groups whose first kept trial was simulated again
+  std::optional<std::pair<std::uint32_t, std::uint64_t>> checking_;  // that trial, until keep() compares it
 };
 
 /// FNV-1a of a text (the fingerprint of a run: its scenario as JSON).
