@@ -89,7 +89,8 @@ class Evaluator {
     s.engine = "analytic";
     // The pre-filter counts device-resident states; weight streaming keeps them in MemoryX, so wafer
     // strategies go straight to the step model, which checks the SRAM and MemoryX.
-    if (!s.cluster.node.weight_streaming && estimated_peak_memory(s) > s.cluster.node.device.memory_capacity) {
+    if (!s.cluster.node.weight_streaming &&
+        estimated_peak_memory(s) > s.cluster.node.device.memory_capacity * opt_.memory_limit) {
       return slot;
     }
     try {
@@ -99,7 +100,12 @@ class Evaluator {
       } else {
         p.step = run_analytic(s);
       }
-      slot.outcome = p.step.fits ? Outcome::feasible : Outcome::over_memory;
+      // --memory-limit: the peak against that share of the device's memory (weight streaming: the step
+      // model's own SRAM and MemoryX checks).
+      const bool fits = s.cluster.node.weight_streaming
+                            ? p.step.fits
+                            : p.step.memory.total() <= p.step.memory_capacity * opt_.memory_limit;
+      slot.outcome = fits ? Outcome::feasible : Outcome::over_memory;
       fill(s, st, order, p, slot.candidate);
     } catch (const ConfigError& e) {
       if (e.diagnostics().empty()) {
@@ -186,6 +192,10 @@ void check_options(const Scenario& base, const PlanOptions& o) {
                       "a deadline needs the run length: set /run/tokens or /run/steps in the experiment");
   }
   if (o.threads < 1) throw ConfigError("<command line>", "--threads", "must be >= 1");
+  if (!(o.memory_limit >= 0.1 && o.memory_limit <= 2.0)) {
+    throw ConfigError("<command line>", "--memory-limit",
+                      fmt::format("{:g} % is outside 10 % … 200 % of the device's memory", 100 * o.memory_limit));
+  }
 }
 
 // The planner's search bound, in step-graph operations of the strategies it would simulate (measured
@@ -210,7 +220,7 @@ double check_search_cost(const Scenario& base, const PlanOptions& o, const std::
   Scenario s = base;  // apply() sets every field a strategy chooses: one scratch copy serves them all
   for (const Strategy& st : space) {
     apply(st, s);
-    if (estimated_peak_memory(s) > s.cluster.node.device.memory_capacity) continue;
+    if (estimated_peak_memory(s) > s.cluster.node.device.memory_capacity * o.memory_limit) continue;
     cost += weight * estimate_work(s, false).graph_operations + per_prediction;
     ++simulated;
   }
@@ -578,6 +588,7 @@ PlanResult plan_strategies(const Scenario& base, const PlanOptions& options) {
   r.enumerated = space.size();
   r.estimated_operations = estimated;
   r.resumed = resumed;
+  r.memory_limit = options.memory_limit;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     Slot& s = slots[i];
     switch (s.outcome) {

@@ -36,6 +36,11 @@ struct PlanOptions {
   /// done == total at the end; may be empty (progress lines: tools/clustersim/progress.hpp).
   std::function<void(std::size_t done, std::size_t total)> on_progress = {};
   double max_cost = 1.0;  // scales kMaxPlanOperations (the CLI's --max-cost)
+  /// The share of a device's memory a strategy's predicted peak may use (the CLI's --memory-limit): below 1
+  /// keeps a reserve, above 1 also ranks strategies the memory model puts over the device's memory (it
+  /// over-predicts some published runs that ran: docs/validation.md). Not applied on weight-streaming
+  /// nodes, whose SRAM and MemoryX checks stay exact.
+  double memory_limit = 1.0;
   /// A checkpoint file (empty: none): each evaluated strategy is appended to it as a line (batched, a
   /// write at least every 0.2 s), so a search stopped by a signal keeps what it finished. With `resume`
   /// its complete lines are read first and only the other strategies are evaluated; the result is the
@@ -93,6 +98,7 @@ struct PlanResult {
   double seconds = 0;                 // wall time of the search (not part of JSON output: not deterministic)
   double estimated_operations = 0;    // the search-cost estimate checked against its bound (--max-cost)
   std::size_t resumed = 0;            // strategies read from the checkpoint instead of evaluated
+  double memory_limit = 1.0;          // PlanOptions::memory_limit the search used
   /// Settings of the experiment the search does not keep, said with the result (a stated pipeline split).
   std::vector<std::string> notes;
 };

@@ -577,3 +577,44 @@ TEST_CASE("a plan checkpoint whose figures this clustersim's model does not give
     CHECK(plan_json(resumed, 3, false) == plan_json(one, 3, false));
   }
 }
+
+TEST_CASE("--memory-limit keeps a reserve below 100 % and ranks strategies over the memory model above it",
+          "[plan][planner]") {
+  // GPT-2 1B at 16K tokens on one DGX A100: 780 of 2,550 strategies are over the device's memory.
+  const Scenario base = config::load_scenario(
+      bundled_catalog(), "gpt2-1b-a100-8gpu",
+      std::vector<config::Override>{{"/training/seq_len", "16384"}, {"/model/seq_len", "16384"}});
+  PlanOptions o;
+  o.threads = 2;
+  const PlanResult full = plan_strategies(base, o);
+  REQUIRE(full.pruned_memory > 0);
+  const auto capacity = [](const PlanCandidate& c) { return (c.memory + c.headroom).value(); };
+  for (const PlanCandidate& c : full.ranked) CHECK(c.headroom.value() >= 0);
+  CHECK_FALSE(plan_json(full, 3, false).contains("memory_limit"));
+
+  o.memory_limit = 0.8;
+  const PlanResult reserve = plan_strategies(base, o);
+  CHECK(reserve.ranked.size() < full.ranked.size());
+  for (const PlanCandidate& c : reserve.ranked) CHECK(c.memory.value() <= 0.8 * capacity(c));
+  CHECK_THAT(plan_text(reserve, 3, false), Catch::Contains("memory limit: 80 % of the device's memory") &&
+                                                Catch::Contains("a reserve of 20 % kept free"));
+
+  o.memory_limit = 1.5;
+  const PlanResult over = plan_strategies(base, o);
+  CHECK(over.ranked.size() > full.ranked.size());
+  CHECK(over.pruned_memory + over.ranked.size() == full.pruned_memory + full.ranked.size());
+  std::size_t negative = 0;
+  for (const PlanCandidate& c : over.ranked) {
+    CHECK(c.memory.value() <= 1.5 * capacity(c));
+    if (c.headroom.value() < 0) ++negative;
+  }
+  CHECK(negative == over.ranked.size() - full.ranked.size());
+  const nlohmann::json j = plan_json(over, 3, false);
+  CHECK(j.at("memory_limit").at("share_of_device_memory") == 1.5);
+  CHECK(j.at("memory_limit").at("feasible_over_device_memory") == negative);
+  CHECK_THAT(plan_text(over, 3, false),
+             Catch::Contains(fmt::format("{} feasible strategies are over the device's memory", negative)));
+
+  o.memory_limit = 0.05;
+  CHECK_THROWS_WITH(plan_strategies(base, o), Catch::Contains("outside 10 % … 200 % of the device's memory"));
+}

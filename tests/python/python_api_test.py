@@ -105,6 +105,11 @@ def test_plan_equals_the_cli():
     drop = ("seconds",)
     strip = lambda d: {k: v for k, v in d.items() if k not in drop} if isinstance(d, dict) else d
     assert strip(p) == strip(cli), (list(p), list(cli))
+    # memory_limit is --memory-limit as a fraction.
+    p = clustersim.plan(EXPERIMENT, devices=8, top=3, memory_limit=0.5)
+    cli = cli_json("plan", EXPERIMENT, "--devices", "8", "--top", "3", "--format", "json", "--memory-limit", "50%")
+    assert strip(p) == strip(cli)
+    assert p["memory_limit"]["share_of_device_memory"] == 0.5
 
 
 def test_validate_runs_the_corpus():

@@ -32,12 +32,16 @@ class Dom(html.parser.HTMLParser):
         super().__init__()
         self.ids, self.cells, self.front, self.reasons = {}, [], [], []
         self.cell, self.row, self.capture, self.in_reasons = None, None, None, False
+        self.memory_note = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if "id" in a:
             self.ids[a["id"]] = a
         cls = a.get("class", "")
+        if tag == "p" and a.get("id") == "memory-limit":
+            self.memory_note = {"text": ""}
+            self.capture = self.memory_note
         if tag == "ul" and a.get("id") == "invalid-reasons":
             self.in_reasons = True
         elif tag == "li" and self.in_reasons:
@@ -63,7 +67,7 @@ class Dom(html.parser.HTMLParser):
             self.row = None
         if tag == "ul":
             self.in_reasons = False
-        if tag in ("text", "td", "li"):
+        if tag in ("text", "td", "li", "p"):
             self.capture = None
 
     def handle_data(self, data):
@@ -236,6 +240,14 @@ def check_plan(path, workdir, browser):
             f"{r['example']['message']}" for r in reasons]
     got = [li["text"] for li in dom.reasons]
     assert got == want, (got[:3], want[:3])
+    # plan --memory-limit above 100 %: the page says how many feasible strategies are over the device's memory.
+    limit = plan.get("memory_limit")
+    if limit and limit["share_of_device_memory"] > 1:
+        assert dom.memory_note is not None, "no memory-limit note"
+        assert dom.memory_note["text"].startswith(f"{count(limit['feasible_over_device_memory'])} feasible "
+                                                  "strategies are over the device's memory"), dom.memory_note
+    else:
+        assert dom.memory_note is None, dom.memory_note
     print(f"ok plan {os.path.basename(path)}: {len(dom.cells)} tp x pp cells equal the listed strategies' best "
           f"objective, {len(dom.front)} front points equal the plan's front, {len(got)} invalid-reason lines")
 
@@ -257,8 +269,13 @@ def check_refusals(csv_path, plan_path):
     open(broken_path, "w", encoding="utf-8").write(json.dumps(broken))
     bad = run(["report", "--plan", broken_path, "-o", os.devnull])
     assert bad.returncode == 2 and f"{broken_path}:/invalid_reasons/0" in bad.stderr, bad.stderr
+    broken = json.load(open(plan_path, encoding="utf-8"))
+    broken["memory_limit"] = {"share_of_device_memory": "150%"}
+    open(broken_path, "w", encoding="utf-8").write(json.dumps(broken))
+    bad = run(["report", "--plan", broken_path, "-o", os.devnull])
+    assert bad.returncode == 2 and f"{broken_path}:/memory_limit" in bad.stderr, bad.stderr
     print("ok refusals: unknown axis, unknown metric, a plan as a sweep, a sweep as a plan and a malformed "
-          "invalid_reasons exit 2")
+          "invalid_reasons or memory_limit exit 2")
 
 
 def main():
@@ -284,6 +301,13 @@ def main():
         assert done.returncode == 0, done.stderr
         open(ps_plan, "w").write(done.stdout)
         assert json.loads(done.stdout)["invalid"] > 0
+        # --memory-limit 150 %: strategies over the device's memory in the memory model are ranked and counted.
+        over_plan = os.path.join(workdir, "over-plan.json")
+        done = run(["plan", "gpt2-1b-a100-8gpu", "--set", "/training/seq_len=16384", "--set", "/model/seq_len=16384",
+                    "--memory-limit", "150%", "--format", "json", "--pareto", "--top", "50", "--threads", "1"])
+        assert done.returncode == 0, done.stderr
+        open(over_plan, "w").write(done.stdout)
+        assert json.loads(done.stdout)["memory_limit"]["feasible_over_device_memory"] > 0
 
         cost = check_sweep(sweep, [], workdir, browser, min_front=2)
         assert cost == "energy.cost_usd_per_step", "an energy experiment's sweep is drawn against its cost: " + cost
@@ -294,6 +318,7 @@ def main():
         assert mem == "memory.total_bytes", mem
         check_plan(plan, workdir, browser)
         check_plan(ps_plan, workdir, browser)
+        check_plan(over_plan, workdir, browser)
         check_refusals(sweep, plan)
     if not browser:
         print(f"SKIP: {CHROMIUM} not found (Debian: apt-get install chromium; tools/install-deps --optional); "

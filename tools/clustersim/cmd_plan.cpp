@@ -41,6 +41,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     int max_vp = 64;
     bool explore = false;
     std::string trust_error = "25%";
+    std::string memory_limit = "100%";
     double max_cost = 1.0;
     std::string checkpoint;
     bool resume = false;
@@ -82,6 +83,10 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
                "rank by the objective alone (default: strategies inside the validated region first)");
   app.add_option("--trust-error", opt->trust_error,
                  "a test-split record validates its configuration when predicted within this (default 25%)");
+  app.add_option("--memory-limit", opt->memory_limit,
+                 "share of device memory a strategy's predicted peak may use (default 100%): below 100% keeps a "
+                 "reserve; above, also ranks strategies the memory model puts over the device's memory (it "
+                 "over-predicts some published runs: docs/validation.md)");
   return [opt, &global]() {
     std::vector<config::Override> overrides;
     for (const std::string& s : opt->sets) overrides.push_back(config::parse_override(s));
@@ -116,6 +121,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
     o.threads =
         opt->threads > 0 ? opt->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const double trust_error = parse_fraction_option(opt->trust_error, "--trust-error", "25%");
+    o.memory_limit = parse_fraction_option(opt->memory_limit, "--memory-limit", "110%");
     // A progress line on a terminal once the search has run for a second; silent when stderr is piped.
     if (stderr_is_terminal()) {
       o.on_progress = [line = std::make_shared<ProgressLine>(true, "strategies", std::chrono::seconds(1))](
@@ -131,6 +137,7 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
       key += fmt::format("|{}|{}|{}|{}|{}|{}", opt->objective, opt->devices, opt->max_devices, opt->min_devices,
                          opt->max_cp, opt->tp_beyond_node);
       if (opt->max_vp != 64) key += fmt::format("|vp{}", opt->max_vp);  // default: as before the option
+      if (o.memory_limit != 1.0) key += fmt::format("|ml{}", o.memory_limit);
       std::uint64_t h = 0xcbf29ce484222325ULL;
       for (const char ch : key) {
         h ^= static_cast<unsigned char>(ch);

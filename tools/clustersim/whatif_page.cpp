@@ -458,6 +458,20 @@ json plan_page_data(const json& plan, const std::string& source, const WhatIfOpt
     }
     summary["invalid_reasons"] = std::move(kept);
   }
+  // plan --memory-limit (absent at the default): {share_of_device_memory, feasible_over_device_memory}.
+  if (plan.contains("memory_limit")) {
+    const json& m = plan["memory_limit"];
+    const bool ok = m.is_object() && m.contains("share_of_device_memory") &&
+                    m["share_of_device_memory"].is_number() && m.contains("feasible_over_device_memory") &&
+                    m["feasible_over_device_memory"].is_number_unsigned() &&
+                    json_number(m["share_of_device_memory"]).has_value();
+    if (!ok) {
+      throw ConfigError(source, "/memory_limit",
+                        "not {\"share_of_device_memory\": number, \"feasible_over_device_memory\": unsigned "
+                        "integer}");
+    }
+    summary["memory_limit"] = {{"share", m["share_of_device_memory"]}, {"over", m["feasible_over_device_memory"]}};
+  }
   summary["listed"] = top.size();
   json hm = heatmap(points, x, y, z, "<--x>");  // "objective" is minimised, as the planner ranks it
   return {{"kind", "plan"},

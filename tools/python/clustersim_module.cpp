@@ -198,7 +198,7 @@ py::object plan_strategies(const py::object& experiment, const std::optional<int
                            const std::string& objective, const std::optional<int>& max_devices,
                            int min_devices, const std::optional<std::string>& deadline, std::size_t top,
                            bool pareto, const py::object& overrides, const py::object& configs, bool explore,
-                           double trust_error) {
+                           double trust_error, double memory_limit) {
   const Scenario base = build_scenario(experiment, overrides, configs);
   plan::PlanOptions o;
   o.objective = plan::parse_objective(objective);
@@ -208,6 +208,7 @@ py::object plan_strategies(const py::object& experiment, const std::optional<int
   if (max_devices) o.bounds.node_counts = plan::node_counts_for(*max_devices, true, per_node, min_devices);
   if (deadline) o.deadline = Seconds(parse_quantity(*deadline, Dimension::time));
   o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.memory_limit = memory_limit;
   nlohmann::json j;
   {
     py::gil_scoped_release release;
@@ -337,10 +338,11 @@ PYBIND11_MODULE(clustersim, m) {
       py::arg("objective") = "time", py::arg("max_devices") = py::none(), py::arg("min_devices") = 1,
       py::arg("deadline") = py::none(), py::arg("top") = 10, py::arg("pareto") = false,
       py::arg("overrides") = py::none(), py::arg("configs") = py::none(), py::arg("explore") = false,
-      py::arg("trust_error") = 0.25,
+      py::arg("trust_error") = 0.25, py::arg("memory_limit") = 1.0,
       "Searches parallelization strategies (the dict of `clustersim plan --format json`). devices fixes the\n"
       "device count; max_devices searches 1, 2, 4, ... nodes up to it; objective is time, cost or energy;\n"
-      "explore ranks by the objective alone (default: strategies inside the validated region first).");
+      "explore ranks by the objective alone (default: strategies inside the validated region first);\n"
+      "memory_limit is the share of device memory a strategy's predicted peak may use (--memory-limit).");
   m.def("record_experiment", &record_experiment, py::arg("id"), py::arg("path") = py::none(),
         py::arg("configs") = py::none(),
         "The experiment `clustersim validate` builds for record `id` (as `validate --experiment ID`): a dict\n"
