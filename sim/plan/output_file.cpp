@@ -98,7 +98,7 @@ std::vector<std::string> columns_of_line(RowFormat format, std::string_view line
 
 ExistingOutput scan_existing(
     const std::filesystem::path& path, const RowFormatter& formatter,
-    const std::function<void(std::uint64_t index, const std::string& row)>& check_first_row) {
+    const std::function<void(std::uint64_t index, const std::string& row)>& check_row) {
   ExistingOutput out;
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
@@ -111,6 +111,17 @@ ExistingOutput scan_existing(
   std::string line;
   std::uint64_t complete_bytes = 0;
   bool first = true;
+  // The rows handed to check_row: the first of each status but error.
+  const auto status_at = static_cast<std::size_t>(std::find(expected.begin(), expected.end(), "status") - expected.begin());
+  std::vector<std::string> seen;
+  const auto status_of = [&](const std::string& row) -> std::string {
+    if (format == RowFormat::jsonl) {
+      const auto j = nlohmann::json::parse(row, nullptr, /*allow_exceptions=*/false);
+      return j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
+    }
+    const std::vector<std::string> values = columns_of_line(format, row);
+    return status_at < values.size() ? values[status_at] : "";
+  };
   while (std::getline(in, line)) {
     if (in.eof()) break;  // no '\n': an interrupted write
     complete_bytes += line.size() + 1;
@@ -128,7 +139,14 @@ ExistingOutput scan_existing(
     }
     const auto idx = row_index(format, line);
     if (!idx) throw ConfigError(path.string(), "", fmt::format("--resume: line {} is not a row", out.indices.size() + 2));
-    if (out.indices.empty() && check_first_row) check_first_row(*idx, line + "\n");
+    if (check_row && seen.size() < 3) {
+      const std::string status = status_of(line);
+      if ((status == "ok" || status == "infeasible" || status == "invalid") &&
+          std::find(seen.begin(), seen.end(), status) == seen.end()) {
+        seen.push_back(status);
+        check_row(*idx, line + "\n");
+      }
+    }
     out.indices.push_back(*idx);
   }
   in.close();

@@ -53,11 +53,13 @@ struct ExistingOutput {
 /// Reads `path` for --resume: checks that its header (CSV) or first row's keys (JSON Lines) match
 /// `formatter`'s columns (ConfigError naming the file otherwise), collects the indices of complete rows and
 /// truncates an incomplete last line (an interrupted write) so appending continues on a line boundary.
-/// `check_first_row`, when given, sees the first complete row (its point index and text with its '\n')
-/// before anything in the file changes; it may throw to refuse the file.
+/// `check_row`, when given, sees the first complete row of each status but `error` (ok, infeasible,
+/// invalid: at most three; an error row may have a cause that does not repeat, a flow-engine child killed)
+/// with its point index and its text with its '\n', before anything in the file changes; it may throw to
+/// refuse the file.
 ExistingOutput scan_existing(
     const std::filesystem::path& path, const RowFormatter& formatter,
-    const std::function<void(std::uint64_t index, const std::string& row)>& check_first_row = {});
+    const std::function<void(std::uint64_t index, const std::string& row)>& check_row = {});
 
 /// Columns named by a header line (CSV) or by the keys of a row (JSON Lines), in order.
 std::vector<std::string> columns_of_line(RowFormat format, std::string_view line);

@@ -9,9 +9,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -388,25 +390,64 @@ std::size_t resume_checkpoint(const PlanOptions& o, const std::vector<Strategy>&
   return n;
 }
 
+// What differs between a strategy's line evaluated here and in the file: the outcome, the refusal, or the
+// first figure (in decimal).
+std::string difference(const Slot& here, const Slot& file) {
+  const auto outcome = [](const Slot& s) -> std::string {
+    switch (s.outcome) {
+      case Outcome::feasible:
+        return "feasible";
+      case Outcome::over_memory:
+        return "over memory";
+      case Outcome::invalid:
+        return "invalid";
+      case Outcome::pruned:
+        break;
+    }
+    return "pruned by the memory estimate";
+  };
+  if (here.outcome != file.outcome) {
+    return fmt::format("it is {} here and {} in the file", outcome(here), outcome(file));
+  }
+  if (here.outcome == Outcome::invalid) {
+    return fmt::format("its refusal is \"{}: {}\" here and \"{}: {}\" in the file", printable(here.refused_at),
+                       printable(here.refusal.substr(0, 160)), printable(file.refused_at),
+                       printable(file.refusal.substr(0, 160)));
+  }
+  const PlanCandidate& a = here.candidate;
+  const PlanCandidate& b = file.candidate;
+  const std::pair<const char*, std::pair<std::optional<double>, std::optional<double>>> figures[] = {
+      {"devices", {a.devices, b.devices}},
+      {"step time (s)", {a.step_time.value(), b.step_time.value()}},
+      {"tokens/s", {a.tokens_per_s, b.tokens_per_s}},
+      {"MFU", {a.mfu, b.mfu}},
+      {"bubble fraction", {a.bubble_fraction, b.bubble_fraction}},
+      {"memory (bytes)", {a.memory.value(), b.memory.value()}},
+      {"headroom (bytes)", {a.headroom.value(), b.headroom.value()}},
+      {"exposed communication (s)", {a.comm_exposed.value(), b.comm_exposed.value()}},
+      {"recomputation (s)", {a.recompute.value(), b.recompute.value()}},
+      {"device-hours", {a.device_hours, b.device_hours}},
+      {"objective", {a.objective, b.objective}},
+      {"run time (s)",
+       {a.run_time ? std::optional<double>(a.run_time->value()) : std::nullopt,
+        b.run_time ? std::optional<double>(b.run_time->value()) : std::nullopt}},
+      {"cost (USD)", {a.cost_usd, b.cost_usd}},
+      {"energy (J)", {a.energy_j, b.energy_j}},
+  };
+  const auto text = [](const std::optional<double>& v) { return v ? fmt::format("{:.9g}", *v) : std::string("none"); };
+  for (const auto& [name, v] : figures) {
+    if (v.first.has_value() != v.second.has_value() ||
+        (v.first && std::memcmp(&*v.first, &*v.second, sizeof(double)) != 0)) {
+      return fmt::format("its {} is {} here and {} in the file", name, text(v.first), text(v.second));
+    }
+  }
+  return "its line differs";
+}
+
 // The fingerprint names the search, not the model that evaluated it: a checkpoint written by a clustersim
 // whose model gives other figures would resume them. So some restored strategies are evaluated again (the
 // first and the last restored of each outcome, at most eight) and their lines must be the file's, bit for bit
 // (an evaluation is deterministic); otherwise the file is refused.
-std::string outcome_text(const Slot& s) {
-  switch (s.outcome) {
-    case Outcome::feasible:
-    case Outcome::over_memory:
-      return fmt::format("{}step time {:.6g} s, {:.6g} tokens/s",
-                         s.outcome == Outcome::over_memory ? "over memory, " : "",
-                         s.candidate.step_time.value(), s.candidate.tokens_per_s);
-    case Outcome::invalid:
-      return fmt::format("invalid at \"{}\"", printable(s.refused_at));
-    case Outcome::pruned:
-      break;
-  }
-  return "pruned";
-}
-
 void check_resumed(const PlanOptions& o, const std::vector<Strategy>& space, const std::vector<Slot>& slots,
                    const std::vector<char>& done, const Evaluator& evaluator) {
   std::vector<std::size_t> picks;
@@ -424,11 +465,10 @@ void check_resumed(const PlanOptions& o, const std::vector<Strategy>& space, con
   for (const std::size_t i : picks) {
     const Slot fresh = evaluator.evaluate(space[i], i);
     if (slot_line(i, fresh) == slot_line(i, slots[i])) continue;
-    throw ConfigError(
-        "<command line>", "--resume",
-        fmt::format("{} was written by a clustersim whose model gives other figures: strategy {} "
-                    "({}) is {} here and {} in the file; remove it or drop --resume",
-                    o.checkpoint, i, describe(space[i]), outcome_text(fresh), outcome_text(slots[i])));
+    throw ConfigError("<command line>", "--resume",
+                      fmt::format("{} was written by a clustersim whose model gives other figures: strategy {} "
+                                  "({}) was evaluated again and {}; remove it or drop --resume",
+                                  o.checkpoint, i, describe(space[i]), difference(fresh, slots[i])));
   }
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/core/diagnostics.hpp"
 #include "sim/plan/output_file.hpp"
@@ -189,9 +190,16 @@ SweepSummary run_sweep(const SweepJob& job) {
   bool need_header = true;
   if (job.resume) {
     // The columns name the axes, not the experiment or the model that computed the rows: the file's first
-    // row is computed again and must be the same text, else the file is another sweep's or was written by a
-    // clustersim whose model gives other figures.
+    // row of each status (ok, infeasible, invalid) is computed again and must be the same text, else the
+    // file is another sweep's or was written by a clustersim whose model gives other figures.
+    const std::vector<std::string> columns = formatter.schema().columns();
     const auto check = [&](std::uint64_t index, const std::string& row_text) {
+      if (index >= space.size()) {
+        throw ConfigError(job.output.string(), "",
+                          fmt::format("--resume: it has a row of point {}, but this sweep has {} points (other "
+                                      "--vary values?); remove the file or drop --resume",
+                                      index, space.size()));
+      }
       PointEvaluator evaluator(job.paths, job.document, space);
       evaluator.set_max_cost(job.max_cost);
       SweepRow row;
@@ -199,15 +207,37 @@ SweepSummary run_sweep(const SweepJob& job) {
       std::string here;
       formatter.append(row, here);
       if (here == row_text) return;
-      const auto shown = [](const std::string& t) {
-        return printable(t.substr(0, std::min<std::size_t>(200, t.size() - 1)));
-      };
-      throw ConfigError(
-          job.output.string(), "",
-          fmt::format("--resume: its first row (point {}) is not what this sweep computes for that "
-                      "point (another experiment, --set, or a clustersim whose model gives other "
-                      "figures); remove the file or drop --resume. In the file: {}; here: {}",
-                      index, shown(row_text), shown(here)));
+      // The first column that differs, both values.
+      std::string what = "its text differs";
+      const auto strip = [](const std::string& t) { return t.substr(0, t.size() - 1); };
+      if (formatter.format() == RowFormat::csv) {
+        const std::vector<std::string> a = columns_of_line(RowFormat::csv, strip(row_text));
+        const std::vector<std::string> b = columns_of_line(RowFormat::csv, strip(here));
+        for (std::size_t k = 0; k < std::min({a.size(), b.size(), columns.size()}); ++k) {
+          if (a[k] != b[k]) {
+            what = fmt::format("column {} is \"{}\" in the file and \"{}\" here", columns[k],
+                               printable(a[k].substr(0, 160)), printable(b[k].substr(0, 160)));
+            break;
+          }
+        }
+      } else {
+        const auto a = nlohmann::ordered_json::parse(strip(row_text), nullptr, false);
+        const auto b = nlohmann::ordered_json::parse(strip(here), nullptr, false);
+        for (const std::string& k : columns) {
+          const std::string x = a.is_object() && a.contains(k) ? a[k].dump() : "(none)";
+          const std::string y = b.is_object() && b.contains(k) ? b[k].dump() : "(none)";
+          if (x != y) {
+            what = fmt::format("key {} is {} in the file and {} here", k, printable(x.substr(0, 160)),
+                               printable(y.substr(0, 160)));
+            break;
+          }
+        }
+      }
+      throw ConfigError(job.output.string(), "",
+                        fmt::format("--resume: its row of point {} is not what this sweep computes for that point "
+                                    "({}): another experiment, --set or --max-cost, or a clustersim whose model "
+                                    "gives other figures; remove the file or drop --resume",
+                                    index, what));
     };
     ExistingOutput existing = scan_existing(job.output, formatter, check);
     need_header = !existing.has_header;

@@ -559,8 +559,8 @@ TEST_CASE("a plan checkpoint whose figures this clustersim's model does not give
     write(changed);
     CHECK_THROWS_WITH(plan_strategies(base, o),
                       Catch::Contains("was written by a clustersim whose model gives other figures") &&
-                          Catch::Contains("step time 1.5 s, ") &&
-                          Catch::Contains("remove it or drop --resume"));
+                          Catch::Contains("was evaluated again and its step time (s) is ") &&
+                          Catch::Contains(" here and 1.5 in the file; remove it or drop --resume"));
   }
   SECTION("an invalid strategy's refusal") {
     std::vector<std::string> changed = lines;
@@ -568,7 +568,35 @@ TEST_CASE("a plan checkpoint whose figures this clustersim's model does not give
     changed[k] = changed[k].substr(0, changed[k].find(' ')) + " 2 [\"/parallelism/tp\",\"made up\"]";
     write(changed);
     CHECK_THROWS_WITH(plan_strategies(base, o),
-                      Catch::Contains("and invalid at \"/parallelism/tp\" in the file"));
+                      Catch::Contains("here and \"/parallelism/tp: made up\" in the file"));
+  }
+  SECTION("the last restored strategy of an outcome is checked too") {
+    // The feasible line of the largest index, marked invalid.
+    std::vector<std::string> changed = lines;
+    std::size_t last = 0;
+    long last_index = -1;
+    for (std::size_t k = 1; k < lines.size(); ++k) {
+      const auto sp = lines[k].find(' ');
+      if (lines[k].compare(sp + 1, 2, "3 ") != 0) continue;
+      const long index = std::stol(lines[k].substr(0, sp));
+      if (index > last_index) {
+        last_index = index;
+        last = k;
+      }
+    }
+    REQUIRE(last != first_of("3"));
+    std::istringstream fields(changed[last]);
+    std::vector<std::string> f;
+    for (std::string t; fields >> t;) f.push_back(t);
+    REQUIRE(f.size() == 16);
+    f[5] = "0x1p-1";  // MFU 0.5
+    std::string l;
+    for (const std::string& t : f) l += (l.empty() ? "" : " ") + t;
+    changed[last] = l;
+    write(changed);
+    CHECK_THROWS_WITH(plan_strategies(base, o),
+                      Catch::Contains(fmt::format("strategy {} (", last_index)) &&
+                          Catch::Contains("its MFU is ") && Catch::Contains(" here and 0.5 in the file"));
   }
   SECTION("the file as written resumes") {
     write(lines);

@@ -132,8 +132,8 @@ TEST_CASE(
       other.document.unprofiled = std::make_shared<const nlohmann::json>(std::move(j));
     }
     CHECK_THROWS_WITH(run_sweep(other),
-                      Catch::Contains("--resume: its first row (point 0) is not what this sweep "
-                                      "computes for that point") &&
+                      Catch::Contains("--resume: its row of point 0 is not what this sweep computes for that "
+                                      "point (column ") &&
                           Catch::Contains("remove the file or drop --resume"));
     CHECK(read_file(dir / "a.csv") == cut);  // left as it was
   }
@@ -153,6 +153,41 @@ TEST_CASE(
     run_sweep(job);
     CHECK(read_file(dir / "a.csv") == text);
   }
+  SECTION("a row of a point this sweep does not have (other --vary values) is refused, not an internal error") {
+    const SweepSpace fewer({parse_vary("/parallelism/tp=1,3"), parse_vary("/training/micro_batch=1")}, false);
+    SweepJob other = job_for(fewer, dir / "a.csv");
+    // The same columns: the file's header names the same axes only if they are the same; write one whose
+    // first row is point 7 of the other sweep.
+    run_sweep(other);
+    const std::string header = read_file(dir / "a.csv").substr(0, read_file(dir / "a.csv").find('\n') + 1);
+    std::ofstream(dir / "a.csv", std::ios::trunc) << header << "7,1,1,ok,\n";
+    other.resume = true;
+    CHECK_THROWS_WITH(run_sweep(other), Catch::Contains("it has a row of point 7, but this sweep has 2 points"));
+  }
+}
+
+TEST_CASE("resuming checks the first row of each status: a file that starts with invalid rows is still checked",
+          "[plan][sweep]") {
+  // tp = 3 does not divide the heads: the first rows are invalid, whatever the experiment; the first ok row
+  // tells another experiment apart.
+  TempDir dir;
+  const SweepSpace space({parse_vary("/parallelism/tp=3,1"), parse_vary("/training/micro_batch=1,4")}, false);
+  SweepJob job = job_for(space, dir / "a.csv");
+  run_sweep(job);
+  const std::string text = read_file(dir / "a.csv");
+  REQUIRE(text.find(",invalid,") < text.find(",ok,"));
+  SweepJob other = job;
+  other.document.document["training"]["seq_len"] = 512;
+  if (other.document.unprofiled) {
+    nlohmann::json j = *other.document.unprofiled;
+    j["training"]["seq_len"] = 512;
+    other.document.unprofiled = std::make_shared<const nlohmann::json>(std::move(j));
+  }
+  other.resume = true;
+  CHECK_THROWS_WITH(run_sweep(other), Catch::Contains("its row of point 2 is not what this sweep computes"));
+  CHECK(read_file(dir / "a.csv") == text);
+  job.resume = true;
+  CHECK(run_sweep(job).written == 0);
 }
 
 TEST_CASE("n shards merged equal the unsharded sweep", "[plan][sweep]") {
