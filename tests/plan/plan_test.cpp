@@ -606,7 +606,7 @@ TEST_CASE("a plan checkpoint whose figures this clustersim's model does not give
   }
 }
 
-TEST_CASE("--memory-limit keeps a reserve below 100 % and ranks strategies over the memory model above it",
+TEST_CASE("plan's memory limit (--memory-limit) keeps a reserve below 100 % and ranks strategies over the memory model above it",
           "[plan][planner]") {
   // GPT-2 1B at 16K tokens on one DGX A100: 780 of 2,550 strategies are over the device's memory.
   const Scenario base = config::load_scenario(
