@@ -112,12 +112,14 @@ ExistingOutput scan_existing(
   std::uint64_t complete_bytes = 0;
   bool first = true;
   // The rows handed to check_row: the first of each status but error.
-  const auto status_at = static_cast<std::size_t>(std::find(expected.begin(), expected.end(), "status") - expected.begin());
+  const auto status_at =
+      static_cast<std::size_t>(std::find(expected.begin(), expected.end(), "status") - expected.begin());
   std::vector<std::string> seen;
   const auto status_of = [&](const std::string& row) -> std::string {
     if (format == RowFormat::jsonl) {
       const auto j = nlohmann::json::parse(row, nullptr, /*allow_exceptions=*/false);
-      return j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
+      return j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>()
+                                                                              : "";
     }
     const std::vector<std::string> values = columns_of_line(format, row);
     return status_at < values.size() ? values[status_at] : "";

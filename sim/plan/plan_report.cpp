@@ -39,8 +39,8 @@ std::string headroom_text(const PlanCandidate& c) {
 }
 
 std::size_t over_capacity(const PlanResult& r) {
-  return static_cast<std::size_t>(std::count_if(r.ranked.begin(), r.ranked.end(),
-                                                [](const PlanCandidate& c) { return c.headroom.value() < 0; }));
+  return static_cast<std::size_t>(std::count_if(
+      r.ranked.begin(), r.ranked.end(), [](const PlanCandidate& c) { return c.headroom.value() < 0; }));
 }
 
 double relative(double a, double b) {
@@ -179,7 +179,8 @@ nlohmann::json plan_json(const PlanResult& r, std::size_t top_k, bool pareto) {
   j["feasible"] = r.ranked.size();
   // Only when --memory-limit is given (other plans' JSON is unchanged).
   if (r.memory_limit != 1.0) {
-    j["memory_limit"] = {{"share_of_device_memory", r.memory_limit}, {"feasible_over_device_memory", over_capacity(r)}};
+    j["memory_limit"] = {{"share_of_device_memory", r.memory_limit},
+                         {"feasible_over_device_memory", over_capacity(r)}};
   }
   if (!r.notes.empty()) j["notes"] = r.notes;
   if (r.trust_error) {
@@ -212,13 +213,14 @@ std::string plan_text(const PlanResult& r, std::size_t top_k, bool pareto) {
       to_string(r.objective), r.objective_unit);
   out += invalid_text(r);
   if (r.memory_limit != 1.0) {
-    out += fmt::format("memory limit: {:g} % of the device's memory (--memory-limit){}\n\n", 100 * r.memory_limit,
-                       r.memory_limit > 1
-                           ? fmt::format("; {} feasible strategies are over the device's memory in the memory "
-                                         "model (negative headroom), which over-predicts some published runs "
-                                         "that ran (docs/validation.md): check them before relying on them",
-                                         over_capacity(r))
-                           : fmt::format("; a reserve of {:g} % kept free", 100 * (1 - r.memory_limit)));
+    out += fmt::format(
+        "memory limit: {:g} % of the device's memory (--memory-limit){}\n\n", 100 * r.memory_limit,
+        r.memory_limit > 1
+            ? fmt::format("; {} feasible strategies are over the device's memory in the memory "
+                          "model (negative headroom), which over-predicts some published runs "
+                          "that ran (docs/validation.md): check them before relying on them",
+                          over_capacity(r))
+            : fmt::format("; a reserve of {:g} % kept free", 100 * (1 - r.memory_limit)));
   }
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
   if (!r.notes.empty()) out += "\n";

@@ -195,8 +195,9 @@ void check_options(const Scenario& base, const PlanOptions& o) {
   }
   if (o.threads < 1) throw ConfigError("<command line>", "--threads", "must be >= 1");
   if (!(o.memory_limit >= 0.1 && o.memory_limit <= 2.0)) {
-    throw ConfigError("<command line>", "--memory-limit",
-                      fmt::format("{:g} % is outside 10 % … 200 % of the device's memory", 100 * o.memory_limit));
+    throw ConfigError(
+        "<command line>", "--memory-limit",
+        fmt::format("{:g} % is outside 10 % … 200 % of the device's memory", 100 * o.memory_limit));
   }
 }
 
@@ -410,9 +411,9 @@ std::string difference(const Slot& here, const Slot& file) {
     return fmt::format("it is {} here and {} in the file", outcome(here), outcome(file));
   }
   if (here.outcome == Outcome::invalid) {
-    return fmt::format("its refusal is \"{}: {}\" here and \"{}: {}\" in the file", printable(here.refused_at),
-                       printable(here.refusal.substr(0, 160)), printable(file.refused_at),
-                       printable(file.refusal.substr(0, 160)));
+    return fmt::format("its refusal is \"{}: {}\" here and \"{}: {}\" in the file",
+                       printable(here.refused_at), printable(here.refusal.substr(0, 160)),
+                       printable(file.refused_at), printable(file.refusal.substr(0, 160)));
   }
   const PlanCandidate& a = here.candidate;
   const PlanCandidate& b = file.candidate;
@@ -434,7 +435,9 @@ std::string difference(const Slot& here, const Slot& file) {
       {"cost (USD)", {a.cost_usd, b.cost_usd}},
       {"energy (J)", {a.energy_j, b.energy_j}},
   };
-  const auto text = [](const std::optional<double>& v) { return v ? fmt::format("{:.9g}", *v) : std::string("none"); };
+  const auto text = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:.9g}", *v) : std::string("none");
+  };
   for (const auto& [name, v] : figures) {
     if (v.first.has_value() != v.second.has_value() ||
         (v.first && std::memcmp(&*v.first, &*v.second, sizeof(double)) != 0)) {
@@ -465,10 +468,11 @@ void check_resumed(const PlanOptions& o, const std::vector<Strategy>& space, con
   for (const std::size_t i : picks) {
     const Slot fresh = evaluator.evaluate(space[i], i);
     if (slot_line(i, fresh) == slot_line(i, slots[i])) continue;
-    throw ConfigError("<command line>", "--resume",
-                      fmt::format("{} was written by a clustersim whose model gives other figures: strategy {} "
-                                  "({}) was evaluated again and {}; remove it or drop --resume",
-                                  o.checkpoint, i, describe(space[i]), difference(fresh, slots[i])));
+    throw ConfigError(
+        "<command line>", "--resume",
+        fmt::format("{} was written by a clustersim whose model gives other figures: strategy {} "
+                    "({}) was evaluated again and {}; remove it or drop --resume",
+                    o.checkpoint, i, describe(space[i]), difference(fresh, slots[i])));
   }
 }
 

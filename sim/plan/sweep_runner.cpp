@@ -195,10 +195,11 @@ SweepSummary run_sweep(const SweepJob& job) {
     const std::vector<std::string> columns = formatter.schema().columns();
     const auto check = [&](std::uint64_t index, const std::string& row_text) {
       if (index >= space.size()) {
-        throw ConfigError(job.output.string(), "",
-                          fmt::format("--resume: it has a row of point {}, but this sweep has {} points (other "
-                                      "--vary values?); remove the file or drop --resume",
-                                      index, space.size()));
+        throw ConfigError(
+            job.output.string(), "",
+            fmt::format("--resume: it has a row of point {}, but this sweep has {} points (other "
+                        "--vary values?); remove the file or drop --resume",
+                        index, space.size()));
       }
       PointEvaluator evaluator(job.paths, job.document, space);
       evaluator.set_max_cost(job.max_cost);
@@ -233,11 +234,12 @@ SweepSummary run_sweep(const SweepJob& job) {
           }
         }
       }
-      throw ConfigError(job.output.string(), "",
-                        fmt::format("--resume: its row of point {} is not what this sweep computes for that point "
-                                    "({}): another experiment, --set or --max-cost, or a clustersim whose model "
-                                    "gives other figures; remove the file or drop --resume",
-                                    index, what));
+      throw ConfigError(
+          job.output.string(), "",
+          fmt::format("--resume: its row of point {} is not what this sweep computes for that point "
+                      "({}): another experiment, --set or --max-cost, or a clustersim whose model "
+                      "gives other figures; remove the file or drop --resume",
+                      index, what));
     };
     ExistingOutput existing = scan_existing(job.output, formatter, check);
     need_header = !existing.has_header;

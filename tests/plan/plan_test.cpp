@@ -594,9 +594,9 @@ TEST_CASE("a plan checkpoint whose figures this clustersim's model does not give
     for (const std::string& t : f) l += (l.empty() ? "" : " ") + t;
     changed[last] = l;
     write(changed);
-    CHECK_THROWS_WITH(plan_strategies(base, o),
-                      Catch::Contains(fmt::format("strategy {} (", last_index)) &&
-                          Catch::Contains("its MFU is ") && Catch::Contains(" here and 0.5 in the file"));
+    CHECK_THROWS_WITH(plan_strategies(base, o), Catch::Contains(fmt::format("strategy {} (", last_index)) &&
+                                                    Catch::Contains("its MFU is ") &&
+                                                    Catch::Contains(" here and 0.5 in the file"));
   }
   SECTION("the file as written resumes") {
     write(lines);
@@ -606,8 +606,10 @@ TEST_CASE("a plan checkpoint whose figures this clustersim's model does not give
   }
 }
 
-TEST_CASE("plan's memory limit (--memory-limit) keeps a reserve below 100 % and ranks strategies over the memory model above it",
-          "[plan][planner]") {
+TEST_CASE(
+    "plan's memory limit (--memory-limit) keeps a reserve below 100 % and ranks strategies over the memory "
+    "model above it",
+    "[plan][planner]") {
   // GPT-2 1B at 16K tokens on one DGX A100: 780 of 2,550 strategies are over the device's memory.
   const Scenario base = config::load_scenario(
       bundled_catalog(), "gpt2-1b-a100-8gpu",
@@ -625,7 +627,7 @@ TEST_CASE("plan's memory limit (--memory-limit) keeps a reserve below 100 % and 
   CHECK(reserve.ranked.size() < full.ranked.size());
   for (const PlanCandidate& c : reserve.ranked) CHECK(c.memory.value() <= 0.8 * capacity(c));
   CHECK_THAT(plan_text(reserve, 3, false), Catch::Contains("memory limit: 80 % of the device's memory") &&
-                                                Catch::Contains("a reserve of 20 % kept free"));
+                                               Catch::Contains("a reserve of 20 % kept free"));
 
   o.memory_limit = 1.5;
   const PlanResult over = plan_strategies(base, o);

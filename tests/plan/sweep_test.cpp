@@ -153,7 +153,8 @@ TEST_CASE(
     run_sweep(job);
     CHECK(read_file(dir / "a.csv") == text);
   }
-  SECTION("a row of a point this sweep does not have (other --vary values) is refused, not an internal error") {
+  SECTION(
+      "a row of a point this sweep does not have (other --vary values) is refused, not an internal error") {
     const SweepSpace fewer({parse_vary("/parallelism/tp=1,3"), parse_vary("/training/micro_batch=1")}, false);
     SweepJob other = job_for(fewer, dir / "a.csv");
     // The same columns: the file's header names the same axes only if they are the same; write one whose
@@ -162,12 +163,14 @@ TEST_CASE(
     const std::string header = read_file(dir / "a.csv").substr(0, read_file(dir / "a.csv").find('\n') + 1);
     std::ofstream(dir / "a.csv", std::ios::trunc) << header << "7,1,1,ok,\n";
     other.resume = true;
-    CHECK_THROWS_WITH(run_sweep(other), Catch::Contains("it has a row of point 7, but this sweep has 2 points"));
+    CHECK_THROWS_WITH(run_sweep(other),
+                      Catch::Contains("it has a row of point 7, but this sweep has 2 points"));
   }
 }
 
-TEST_CASE("resuming checks the first row of each status: a file that starts with invalid rows is still checked",
-          "[plan][sweep]") {
+TEST_CASE(
+    "resuming checks the first row of each status: a file that starts with invalid rows is still checked",
+    "[plan][sweep]") {
   // tp = 3 does not divide the heads: the first rows are invalid, whatever the experiment; the first ok row
   // tells another experiment apart.
   TempDir dir;

@@ -83,10 +83,11 @@ Command add_plan_command(CLI::App& app, const GlobalOptions& global) {
                "rank by the objective alone (default: strategies inside the validated region first)");
   app.add_option("--trust-error", opt->trust_error,
                  "a test-split record validates its configuration when predicted within this (default 25%)");
-  app.add_option("--memory-limit", opt->memory_limit,
-                 "share of device memory a strategy's predicted peak may use (default 100%): below 100% keeps a "
-                 "reserve; above, also ranks strategies the memory model puts over the device's memory (it "
-                 "over-predicts some published runs: docs/validation.md)");
+  app.add_option(
+      "--memory-limit", opt->memory_limit,
+      "share of device memory a strategy's predicted peak may use (default 100%): below 100% keeps a "
+      "reserve; above, also ranks strategies the memory model puts over the device's memory (it "
+      "over-predicts some published runs: docs/validation.md)");
   return [opt, &global]() {
     std::vector<config::Override> overrides;
     for (const std::string& s : opt->sets) overrides.push_back(config::parse_override(s));

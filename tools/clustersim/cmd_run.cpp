@@ -127,9 +127,9 @@ Command add_run_command(CLI::App& app, const GlobalOptions& global) {
       return 0;
     }
     check_work(s, opt->max_cost);
-    // The Monte Carlo's trial checkpoint, opened (and, with --resume, its fingerprint checked and its complete
-    // lines rewritten) before any work; its first kept trial of each group is checked against the model when
-    // the Monte Carlo reaches it (trial_checkpoint.hpp), after the step prediction.
+    // The Monte Carlo's trial checkpoint, opened (and, with --resume, its fingerprint checked and its
+    // complete lines rewritten) before any work; its first kept trial of each group is checked against the
+    // model when the Monte Carlo reaches it (trial_checkpoint.hpp), after the step prediction.
     std::optional<TrialCheckpoint> trials;
     if (!opt->checkpoint.empty()) {
       if (!s.run || !s.jobs.empty()) {

@@ -470,7 +470,8 @@ json plan_page_data(const json& plan, const std::string& source, const WhatIfOpt
                         "not {\"share_of_device_memory\": number, \"feasible_over_device_memory\": unsigned "
                         "integer}");
     }
-    summary["memory_limit"] = {{"share", m["share_of_device_memory"]}, {"over", m["feasible_over_device_memory"]}};
+    summary["memory_limit"] = {{"share", m["share_of_device_memory"]},
+                               {"over", m["feasible_over_device_memory"]}};
   }
   summary["listed"] = top.size();
   json hm = heatmap(points, x, y, z, "<--x>");  // "objective" is minimised, as the planner ranks it
