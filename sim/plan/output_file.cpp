@@ -112,18 +112,7 @@ ExistingOutput scan_existing(
   std::uint64_t complete_bytes = 0;
   bool first = true;
   // The rows handed to check_row: the first of each status but error.
-  const auto status_at =
-      static_cast<std::size_t>(std::find(expected.begin(), expected.end(), "status") - expected.begin());
   std::vector<std::string> seen;
-  const auto status_of = [&](const std::string& row) -> std::string {
-    if (format == RowFormat::jsonl) {
-      const auto j = nlohmann::json::parse(row, nullptr, /*allow_exceptions=*/false);
-      return j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>()
-                                                                              : "";
-    }
-    const std::vector<std::string> values = columns_of_line(format, row);
-    return status_at < values.size() ? values[status_at] : "";
-  };
   while (std::getline(in, line)) {
     if (in.eof()) break;  // no '\n': an interrupted write
     complete_bytes += line.size() + 1;
@@ -140,9 +129,32 @@ ExistingOutput scan_existing(
       if (header) continue;
     }
     const auto idx = row_index(format, line);
-    if (!idx) throw ConfigError(path.string(), "", fmt::format("--resume: line {} is not a row", out.indices.size() + 2));
+    const std::uint64_t line_number = out.indices.size() + (out.has_header ? 2 : 1);
+    if (!idx)
+      throw ConfigError(path.string(), "", fmt::format("--resume: line {} is not a row", line_number));
+    // Every row: a point of this sweep, with the values this sweep gives that point (other --vary values or
+    // order, with the same axes, are another sweep's).
+    const std::optional<std::string> prefix = formatter.point_prefix(*idx);
+    if (!prefix) {
+      throw ConfigError(
+          path.string(), "",
+          fmt::format("--resume: line {} is a row of point {}, but this sweep has {} points (other "
+                      "--vary values?); remove the file or drop --resume",
+                      line_number, *idx, formatter.points()));
+    }
+    if (line.size() <= prefix->size() || line.compare(0, prefix->size(), *prefix) != 0 ||
+        line[prefix->size()] != ',') {
+      throw ConfigError(
+          path.string(), "",
+          fmt::format("--resume: line {} (point {}) does not hold the values this sweep gives that "
+                      "point (other --vary values or order?); remove the file or drop --resume",
+                      line_number, *idx));
+    }
     if (check_row && seen.size() < 3) {
-      const std::string status = status_of(line);
+      // The status follows the varied values: "ok," (CSV) or "\"status\":\"ok\"," (JSON Lines).
+      std::string_view rest = std::string_view(line).substr(prefix->size() + 1);
+      if (format == RowFormat::jsonl && rest.starts_with("\"status\":\"")) rest.remove_prefix(10);
+      const std::string status(rest.substr(0, rest.find_first_of(",\"")));
       if ((status == "ok" || status == "infeasible" || status == "invalid") &&
           std::find(seen.begin(), seen.end(), status) == seen.end()) {
         seen.push_back(status);

@@ -148,7 +148,10 @@ std::string why_it_ranks(const PlanResult& r, std::size_t i) {
   }
   std::string upside;
   if (c.headroom > ref.headroom) {
-    upside = fmt::format("; {:.1f} GiB more headroom than #1", (c.headroom - ref.headroom).value() / kGiB);
+    // Over the device's memory (--memory-limit above 100 %) there is no headroom to have more of.
+    const bool over = c.headroom.value() < 0 || ref.headroom.value() < 0;
+    upside = fmt::format("; {:.1f} GiB {} than #1", (c.headroom - ref.headroom).value() / kGiB,
+                         over ? "less memory" : "more headroom");
   } else if (c.devices < ref.devices) {
     upside = fmt::format("; {} fewer devices than #1", ref.devices - c.devices);
   } else if (c.mfu > ref.mfu) {

@@ -194,6 +194,12 @@ void check_options(const Scenario& base, const PlanOptions& o) {
                       "a deadline needs the run length: set /run/tokens or /run/steps in the experiment");
   }
   if (o.threads < 1) throw ConfigError("<command line>", "--threads", "must be >= 1");
+  if (o.memory_limit != 1.0 && base.cluster.node.weight_streaming) {
+    throw ConfigError(
+        "<command line>", "--memory-limit",
+        "does not apply on a weight-streaming node: its SRAM and MemoryX are checked as the step model "
+        "gives them");
+  }
   if (!(o.memory_limit >= 0.1 && o.memory_limit <= 2.0)) {
     throw ConfigError(
         "<command line>", "--memory-limit",
@@ -223,7 +229,11 @@ double check_search_cost(const Scenario& base, const PlanOptions& o, const std::
   Scenario s = base;  // apply() sets every field a strategy chooses: one scratch copy serves them all
   for (const Strategy& st : space) {
     apply(st, s);
-    if (estimated_peak_memory(s) > s.cluster.node.device.memory_capacity * o.memory_limit) continue;
+    // As the evaluator: a weight-streaming node's strategies all go to the step model.
+    if (!s.cluster.node.weight_streaming &&
+        estimated_peak_memory(s) > s.cluster.node.device.memory_capacity * o.memory_limit) {
+      continue;
+    }
     cost += weight * estimate_work(s, false).graph_operations + per_prediction;
     ++simulated;
   }
@@ -436,7 +446,7 @@ std::string difference(const Slot& here, const Slot& file) {
       {"energy (J)", {a.energy_j, b.energy_j}},
   };
   const auto text = [](const std::optional<double>& v) {
-    return v ? fmt::format("{:.9g}", *v) : std::string("none");
+    return v ? fmt::format("{}", *v) : std::string("none");
   };
   for (const auto& [name, v] : figures) {
     if (v.first.has_value() != v.second.has_value() ||

@@ -83,7 +83,24 @@ std::string RowFormatter::header() const {
   return out;
 }
 
+std::optional<std::string> RowFormatter::point_prefix(std::uint64_t index) const {
+  if (index >= space_.size()) return std::nullopt;
+  SweepRow row;
+  row.index = index;
+  std::string line;
+  write(row, line, /*inputs_only=*/true);
+  return line;
+}
+
 void RowFormatter::append(const SweepRow& row, std::string& out) const {
+  write(row, out, false);
+}
+
+std::uint64_t RowFormatter::points() const {
+  return space_.size();
+}
+
+void RowFormatter::write(const SweepRow& row, std::string& out, bool inputs_only) const {
   std::size_t value_idx[SweepSpace::kMaxAxes];
   const std::size_t n_inputs = space_.axes().size();
   space_.value_indices(row.index, std::span<std::size_t>(value_idx, n_inputs));
@@ -110,6 +127,7 @@ void RowFormatter::append(const SweepRow& row, std::string& out) const {
       out += input_json(v);
     }
   }
+  if (inputs_only) return;
   key();
   out += csv ? std::string(to_string(row.status)) : json_string(to_string(row.status));
   key();

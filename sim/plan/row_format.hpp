@@ -30,10 +30,17 @@ class RowFormatter {
   /// metrics the row lacks are empty (CSV) or null (JSON Lines).
   void append(const SweepRow& row, std::string& out) const;
 
+  /// The start of the line of point `index` up to and including its last varied value (what append
+  /// writes before the status), or nullopt when the space has no such point; a --resume check.
+  [[nodiscard]] std::optional<std::string> point_prefix(std::uint64_t index) const;
+
   [[nodiscard]] RowFormat format() const { return format_; }
+  [[nodiscard]] std::uint64_t points() const;
   [[nodiscard]] const RowSchema& schema() const { return schema_; }
 
  private:
+  void write(const SweepRow& row, std::string& out, bool inputs_only) const;
+
   RowFormat format_;
   RowSchema schema_;
   const SweepSpace& space_;

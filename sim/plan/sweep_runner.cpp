@@ -194,13 +194,6 @@ SweepSummary run_sweep(const SweepJob& job) {
     // file is another sweep's or was written by a clustersim whose model gives other figures.
     const std::vector<std::string> columns = formatter.schema().columns();
     const auto check = [&](std::uint64_t index, const std::string& row_text) {
-      if (index >= space.size()) {
-        throw ConfigError(
-            job.output.string(), "",
-            fmt::format("--resume: it has a row of point {}, but this sweep has {} points (other "
-                        "--vary values?); remove the file or drop --resume",
-                        index, space.size()));
-      }
       PointEvaluator evaluator(job.paths, job.document, space);
       evaluator.set_max_cost(job.max_cost);
       SweepRow row;

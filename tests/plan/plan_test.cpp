@@ -647,4 +647,17 @@ TEST_CASE(
 
   o.memory_limit = 0.05;
   CHECK_THROWS_WITH(plan_strategies(base, o), Catch::Contains("outside 10 % … 200 % of the device's memory"));
+
+  // Where the memory estimate is not the step model's figure (the DiLoCo search: strategies over memory
+  // after simulation), the limit still holds for every ranked strategy: it is applied after simulation too.
+  const Scenario diloco = config::load_scenario(bundled_catalog(), "llama3-8b-diloco-h100-2dc");
+  o.memory_limit = 0.6;
+  const PlanResult tight = plan_strategies(diloco, o);
+  CHECK(tight.over_memory > 0);
+  REQUIRE_FALSE(tight.ranked.empty());
+  for (const PlanCandidate& c : tight.ranked) CHECK(c.memory.value() <= 0.6 * capacity(c));
+
+  // A weight-streaming node's SRAM and MemoryX are checked exactly: the option is refused there.
+  const Scenario wafer = config::load_scenario(bundled_catalog(), "llama3-8b-cs3-4");
+  CHECK_THROWS_WITH(plan_strategies(wafer, o), Catch::Contains("does not apply on a weight-streaming node"));
 }

@@ -164,7 +164,19 @@ TEST_CASE(
     std::ofstream(dir / "a.csv", std::ios::trunc) << header << "7,1,1,ok,\n";
     other.resume = true;
     CHECK_THROWS_WITH(run_sweep(other),
-                      Catch::Contains("it has a row of point 7, but this sweep has 2 points"));
+                      Catch::Contains("line 2 is a row of point 7, but this sweep has 2 points"));
+  }
+  SECTION("rows whose varied values are not this sweep's (the values reordered) are refused, any row") {
+    // Written with global_batch 64,512; resumed with 512,64: the same columns, the same point indices.
+    const SweepSpace swapped(
+        {parse_vary("/parallelism/tp=1,3"), parse_vary("/training/micro_batch=1,4,64"),
+         parse_vary("/training/global_batch=512,64"), parse_vary("/training/recompute=none,full")},
+        false);
+    SweepJob other = job_for(swapped, dir / "a.csv");
+    other.resume = true;
+    CHECK_THROWS_WITH(run_sweep(other),
+                      Catch::Contains("does not hold the values this sweep gives that point"));
+    CHECK(read_file(dir / "a.csv") == cut);
   }
 }
 

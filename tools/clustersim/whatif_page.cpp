@@ -461,14 +461,16 @@ json plan_page_data(const json& plan, const std::string& source, const WhatIfOpt
   // plan --memory-limit (absent at the default): {share_of_device_memory, feasible_over_device_memory}.
   if (plan.contains("memory_limit")) {
     const json& m = plan["memory_limit"];
-    const bool ok = m.is_object() && m.contains("share_of_device_memory") &&
-                    m["share_of_device_memory"].is_number() && m.contains("feasible_over_device_memory") &&
-                    m["feasible_over_device_memory"].is_number_unsigned() &&
-                    json_number(m["share_of_device_memory"]).has_value();
+    const bool ok =
+        m.is_object() && m.contains("share_of_device_memory") && m["share_of_device_memory"].is_number() &&
+        m.contains("feasible_over_device_memory") && m["feasible_over_device_memory"].is_number_unsigned() &&
+        json_number(m["share_of_device_memory"]).has_value() &&
+        *json_number(m["share_of_device_memory"]) >= 0.1 && *json_number(m["share_of_device_memory"]) <= 2;
     if (!ok) {
-      throw ConfigError(source, "/memory_limit",
-                        "not {\"share_of_device_memory\": number, \"feasible_over_device_memory\": unsigned "
-                        "integer}");
+      throw ConfigError(
+          source, "/memory_limit",
+          "not {\"share_of_device_memory\": number from 0.1 to 2, \"feasible_over_device_memory\": "
+          "unsigned integer}");
     }
     summary["memory_limit"] = {{"share", m["share_of_device_memory"]},
                                {"over", m["feasible_over_device_memory"]}};
