@@ -449,15 +449,23 @@ TEST_CASE("a vocabulary-parallel experiment's plan has no strategy without a pip
   CHECK(r.invalid_reasons.front().example_strategy.pp == 1);
 }
 
+namespace {
+// A search of two threads that writes its checkpoint into `dir`.
+PlanOptions checkpointed(const TempDir& dir) {
+  PlanOptions o;
+  o.threads = 2;
+  o.fingerprint = 7;
+  o.checkpoint = (dir / "plan.ckpt").string();
+  return o;
+}
+}  // namespace
+
 TEST_CASE("a plan checkpoint keeps why strategies were invalid, and a version-1 one has its invalid strategies "
           "evaluated again",
           "[plan][planner]") {
   const Scenario base = config::load_scenario(bundled_catalog(), "gpt2-1b-ps-a100-32");
   const TempDir dir;
-  PlanOptions o;
-  o.threads = 2;
-  o.fingerprint = 7;
-  o.checkpoint = (dir / "plan.ckpt").string();
+  PlanOptions o = checkpointed(dir);
   const PlanResult one = plan_strategies(base, o);
   REQUIRE(one.invalid > 0);
   o.resume = true;
@@ -513,10 +521,7 @@ TEST_CASE("a plan checkpoint whose figures this clustersim's model does not give
   // each outcome) are evaluated again, and a line that differs refuses the file.
   const Scenario base = config::load_scenario(bundled_catalog(), "gpt2-1b-ps-a100-32");
   const TempDir dir;
-  PlanOptions o;
-  o.threads = 2;
-  o.fingerprint = 7;
-  o.checkpoint = (dir / "plan.ckpt").string();
+  PlanOptions o = checkpointed(dir);
   const PlanResult one = plan_strategies(base, o);
   REQUIRE(one.invalid > 0);
   REQUIRE_FALSE(one.ranked.empty());
